@@ -63,11 +63,16 @@ public interface BlockDevice extends AutoCloseable {
 
   /**
    * Writes the buffers, in order, to consecutive blocks starting at {@code block}: a vectored form of
-   * {@link #write(long, ByteBuffer)} with the same obligations for each buffer. Implementations may
-   * submit it as one operation.
+   * {@link #write(long, ByteBuffer)} with the same obligations for each buffer. Every buffer's shape and range is
+   * checked before any block is written, so a bad buffer anywhere leaves the device untouched.
+   * Implementations may submit it as one operation.
    */
   default void write(long block, ByteBuffer... srcs) throws IOException {
     long at = block;
+    for (ByteBuffer src : srcs) { // check every buffer first: nothing may move if one is out of range
+      at += checkTransfer(this, at, src);
+    }
+    at = block;
     for (ByteBuffer src : srcs) {
       int blocks = src.remaining() / blockSize();
       write(at, src);

@@ -1,0 +1,276 @@
+package io.ext4j.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.BlockOutOfRangeException;
+import io.ext4j.block.ReadOnlyDeviceException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@link BlockDevice} SPI's obligations as tests. Extend it once per implementation and provide
+ * {@link #create(int, long)}; override {@link #reopenReadOnly(BlockDevice)} if the implementation has
+ * a read-only mode, and {@link #blockSize()} if it needs a particular block size. Devices made through
+ * {@link #device()} are closed after each test.
+ */
+public abstract class BlockDeviceContract {
+  /** Blocks in each test device. */
+  protected static final long BLOCKS = 64;
+
+  private final List<BlockDevice> opened = new ArrayList<>(); // test thread only
+
+  /** A new writable device of {@code blockCount} blocks of {@code blockSize}, all zeros. */
+  protected abstract BlockDevice create(int blockSize, long blockCount) throws IOException;
+
+  /**
+   * The same storage as {@code device}, read-only, after closing {@code device} if need be. The
+   * default skips the read-only tests.
+   */
+  protected BlockDevice reopenReadOnly(BlockDevice device) throws IOException {
+    Assumptions.abort(getClass().getSimpleName() + " has no read-only mode");
+    throw new AssertionError("unreachable");
+  }
+
+  /** The block size the tests use (default 1024). */
+  protected int blockSize() {
+    return 1024;
+  }
+
+  /** A buffer for transfers (default: heap); override to test direct buffers. */
+  protected ByteBuffer allocate(int bytes) {
+    return ByteBuffer.allocate(bytes);
+  }
+
+  protected final BlockDevice device() throws IOException {
+    return track(create(blockSize(), BLOCKS));
+  }
+
+  protected final BlockDevice track(BlockDevice d) {
+    opened.add(d);
+    return d;
+  }
+
+  @AfterEach
+  final void closeDevices() throws IOException {
+    for (BlockDevice d : opened) {
+      d.close();
+    }
+    opened.clear();
+  }
+
+  @Test
+  void create_reportsBlockSizeAndCount() throws IOException {
+    BlockDevice d = device();
+    assertThat(d.blockSize()).isEqualTo(blockSize());
+    assertThat(d.blockCount()).isEqualTo(BLOCKS);
+    assertThat(d.isReadOnly()).isFalse();
+    assertThat(d.name()).isNotBlank();
+  }
+
+  @Test
+  void read_ofBlocksNeverWritten_returnsZeros() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer dst = filled(3 * blockSize(), (byte) 0x5a);
+    d.read(BLOCKS - 3, dst);
+    assertThat(dst.hasRemaining()).isFalse();
+    assertThat(bytes(dst.flip())).containsOnly(0);
+  }
+
+  @Test
+  void write_thenRead_roundTripsAcrossBlocks() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer src = pattern(4, 7);
+    d.write(10, src);
+    assertThat(src.hasRemaining()).as("write consumes the buffer").isFalse();
+
+    ByteBuffer all = allocate(4 * blockSize());
+    d.read(10, all);
+    assertThat(bytes(all.flip())).isEqualTo(bytes(pattern(4, 7)));
+
+    ByteBuffer one = allocate(blockSize());
+    d.read(12, one);
+    assertThat(bytes(one.flip())).isEqualTo(bytes(pattern(4, 7).position(2 * blockSize()).limit(3 * blockSize())));
+  }
+
+  @Test
+  void write_ofSameBlockTwice_readsTheLatest() throws IOException {
+    BlockDevice d = device();
+    d.write(5, pattern(1, 1));
+    d.write(5, pattern(1, 2));
+    ByteBuffer dst = allocate(blockSize());
+    d.read(5, dst);
+    assertThat(bytes(dst.flip())).isEqualTo(bytes(pattern(1, 2)));
+  }
+
+  @Test
+  void read_intoBufferAtAnOffset_fillsOnlyItsRemaining() throws IOException {
+    BlockDevice d = device();
+    d.write(0, pattern(1, 3));
+    ByteBuffer dst = filled(3 * blockSize(), (byte) 9).position(blockSize()).limit(2 * blockSize());
+    d.read(0, dst);
+    assertThat(dst.position()).isEqualTo(2 * blockSize());
+    byte[] all = bytes(dst.clear());
+    assertThat(java.util.Arrays.copyOfRange(all, 0, blockSize())).containsOnly(9);
+    assertThat(java.util.Arrays.copyOfRange(all, blockSize(), 2 * blockSize())).isEqualTo(bytes(pattern(1, 3)));
+    assertThat(java.util.Arrays.copyOfRange(all, 2 * blockSize(), 3 * blockSize())).containsOnly(9);
+  }
+
+  @Test
+  void write_vectored_landsBuffersOnConsecutiveBlocks() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer a = pattern(1, 11);
+    ByteBuffer b = pattern(2, 12);
+    ByteBuffer c = pattern(1, 13);
+    d.write(20, a, b, c);
+    assertThat(a.hasRemaining() || b.hasRemaining() || c.hasRemaining()).isFalse();
+
+    ByteBuffer dst = allocate(4 * blockSize());
+    d.read(20, dst);
+    ByteBuffer expected = ByteBuffer.allocate(4 * blockSize())
+        .put(pattern(1, 11)).put(pattern(2, 12)).put(pattern(1, 13)).flip();
+    assertThat(bytes(dst.flip())).isEqualTo(bytes(expected));
+  }
+
+  @Test
+  void write_outOfRange_throwsBeforeAnythingMoves() throws IOException {
+    BlockDevice d = device();
+    d.write(BLOCKS - 1, pattern(1, 21));
+    ByteBuffer src = pattern(2, 22);
+
+    assertThatThrownBy(() -> d.write(BLOCKS - 1, src)).isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.write(-1, pattern(1, 22))).isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.write(BLOCKS, pattern(1, 22))).isInstanceOf(BlockOutOfRangeException.class);
+
+    assertThat(src.position()).as("the buffer did not move").isZero();
+    assertThat(readBlock(d, BLOCKS - 1)).isEqualTo(bytes(pattern(1, 21)));
+  }
+
+  @Test
+  void write_vectoredWithALaterBufferOutOfRange_writesNothing() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer first = pattern(1, 31);
+    ByteBuffer second = pattern(2, 32);
+    assertThatThrownBy(() -> d.write(BLOCKS - 2, first, second)).isInstanceOf(BlockOutOfRangeException.class);
+    assertThat(first.position()).isZero();
+    assertThat(readBlock(d, BLOCKS - 2)).containsOnly(0);
+  }
+
+  @Test
+  void read_outOfRange_throwsBlockOutOfRange() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer dst = allocate(2 * blockSize());
+    assertThatThrownBy(() -> d.read(BLOCKS - 1, dst)).isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.read(-1, allocate(blockSize()))).isInstanceOf(BlockOutOfRangeException.class);
+    assertThat(dst.position()).isZero();
+  }
+
+  @Test
+  void transfer_notAPositiveMultipleOfTheBlockSize_throwsIllegalArgument() throws IOException {
+    BlockDevice d = device();
+    assertThatThrownBy(() -> d.write(0, ByteBuffer.allocate(blockSize() + 1))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.write(0, ByteBuffer.allocate(0))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.read(0, ByteBuffer.allocate(blockSize() - 1))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.write(0, pattern(1, 1), ByteBuffer.allocate(3))).isInstanceOf(IllegalArgumentException.class);
+    assertThat(readBlock(d, 0)).containsOnly(0);
+  }
+
+  @Test
+  void readOnly_refusesWritesAndFlushes_andKeepsContents() throws IOException {
+    BlockDevice w = device();
+    w.write(3, pattern(1, 41));
+    BlockDevice r = track(reopenReadOnly(w));
+    assertThat(r.isReadOnly()).isTrue();
+    assertThatThrownBy(() -> r.write(3, pattern(1, 42))).isInstanceOf(ReadOnlyDeviceException.class);
+    assertThatThrownBy(() -> r.write(3, pattern(1, 42), pattern(1, 43))).isInstanceOf(ReadOnlyDeviceException.class);
+    assertThatThrownBy(r::flush).isInstanceOf(ReadOnlyDeviceException.class);
+    assertThat(readBlock(r, 3)).isEqualTo(bytes(pattern(1, 41)));
+  }
+
+  @Test
+  void close_thenEveryTransferAndFlush_throwsClosedChannel() throws IOException {
+    BlockDevice d = device();
+    d.close();
+    assertThatThrownBy(() -> d.read(0, allocate(blockSize()))).isInstanceOf(ClosedChannelException.class);
+    assertThatThrownBy(() -> d.write(0, pattern(1, 1))).isInstanceOf(ClosedChannelException.class);
+    assertThatThrownBy(() -> d.write(0, pattern(1, 1), pattern(1, 2))).isInstanceOf(ClosedChannelException.class);
+    assertThatThrownBy(d::flush).isInstanceOf(ClosedChannelException.class);
+  }
+
+  @Test
+  void flush_onWritableDevice_returns() throws IOException {
+    BlockDevice d = device();
+    d.write(1, pattern(1, 51));
+    d.flush();
+    assertThat(readBlock(d, 1)).isEqualTo(bytes(pattern(1, 51)));
+  }
+
+  @Test
+  void concurrentWriters_toDistinctBlocks_allLand() throws Exception {
+    BlockDevice d = device();
+    int threads = 4;
+    long perThread = BLOCKS / threads;
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long first = t * perThread;
+        done.add(pool.submit(() -> {
+          for (long b = first; b < first + perThread; b++) {
+            d.write(b, pattern(1, (int) b));
+            if (b % 5 == 0) {
+              d.flush();
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    }
+    for (long b = 0; b < threads * perThread; b++) {
+      assertThat(readBlock(d, b)).as("block %d", b).isEqualTo(bytes(pattern(1, (int) b)));
+    }
+  }
+
+  /** {@code blocks} blocks of bytes {@code seed + i} (mod 251, never all zero), ready to write. */
+  protected final ByteBuffer pattern(int blocks, int seed) {
+    ByteBuffer b = allocate(blocks * blockSize());
+    for (int i = 0; i < blocks * blockSize(); i++) {
+      b.put(i, (byte) (1 + Math.floorMod(seed * 31 + i, 251)));
+    }
+    return b.limit(blocks * blockSize());
+  }
+
+  /** One block of {@code d} (of {@code d}'s block size). */
+  protected final byte[] readBlock(BlockDevice d, long block) throws IOException {
+    ByteBuffer dst = allocate(d.blockSize());
+    d.read(block, dst);
+    return bytes(dst.flip());
+  }
+
+  private ByteBuffer filled(int bytes, byte value) {
+    ByteBuffer b = allocate(bytes);
+    for (int i = 0; i < bytes; i++) {
+      b.put(i, value);
+    }
+    return b;
+  }
+
+  /** The remaining bytes of {@code b}, without moving it. */
+  protected static byte[] bytes(ByteBuffer b) {
+    byte[] out = new byte[b.remaining()];
+    b.duplicate().get(out);
+    return out;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Test support shared by every module's tests; on the test class path only, never a production
+ * dependency.
+ *
+ * <ul>
+ *   <li>Crash simulation: {@link io.ext4j.testkit.RecordingBlockDevice} logs writes, flushes and the
+ *       harness's marks; {@link io.ext4j.testkit.Recording} is that log frozen;
+ *       {@link io.ext4j.testkit.CrashStates} enumerates the device states a crash could leave
+ *       (CrashMonkey's method), each a {@link io.ext4j.testkit.CrashState} that materializes as a
+ *       fresh memory device.
+ *   <li>Faults: {@link io.ext4j.testkit.FaultyBlockDevice} fails chosen operations with
+ *       {@link io.ext4j.testkit.InjectedFaultException}.
+ *   <li>Contracts: {@link io.ext4j.testkit.BlockDeviceContract}, the SPI's obligations as an abstract
+ *       JUnit class, one subclass per implementation.
+ *   <li>Determinism: {@link io.ext4j.testkit.Seeds} (printed, replayable seeds) and
+ *       {@link io.ext4j.testkit.ManualClock}.
+ * </ul>
+ *
+ * Not here: workload generators and oracles for the journal or filesystem; they live with the
+ * module they test.
+ */
+package io.ext4j.testkit;

@@ -1,0 +1,16 @@
+package io.ext4j.block;
+
+import io.ext4j.testkit.BlockDeviceContract;
+
+/** The SPI contract for {@link MemoryBlockDevice} (here, not in ext4j-block: the test kit depends on block). */
+class MemoryBlockDeviceTest extends BlockDeviceContract {
+  @Override
+  protected BlockDevice create(int blockSize, long blockCount) {
+    return new MemoryBlockDevice("mem", blockSize, blockCount);
+  }
+
+  @Override
+  protected BlockDevice reopenReadOnly(BlockDevice device) {
+    return ((MemoryBlockDevice) device).readOnlyView();
+  }
+}
