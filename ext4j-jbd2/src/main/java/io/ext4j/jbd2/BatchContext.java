@@ -1,0 +1,49 @@
+package io.ext4j.jbd2;
+
+/**
+ * What a {@link BatchingPolicy} sees of the journal, and the only ways it may wait. The journal
+ * implements it over its real state and clock; tests implement it with a scripted clock.
+ */
+public interface BatchContext {
+  /** Monotonic now. */
+  long nanoTime();
+
+  /** Handles that have joined the running transaction so far. */
+  int handleCount();
+
+  /** How long the running transaction has existed. */
+  long transactionAgeNanos();
+
+  /** The journal's weighted average commit time (jbd2's EWMA, ¼ weight per new sample); 0 before the first commit. */
+  long averageCommitNanos();
+
+  /** Handles that joined the most recently committed transaction; 0 before the first commit. */
+  int previousCommitHandles();
+
+  /**
+   * Records the calling thread as the last synchronous writer and tells whether it already was
+   * (jbd2's {@code j_last_sync_writer} test). Only meaningful in {@link BatchingPolicy#onSyncStop}.
+   */
+  boolean swapLastSyncWriter();
+
+  /** The configured floor of a batching wait (jbd2 {@code min_batch_time}). */
+  long minBatchNanos();
+
+  /** The configured ceiling of a batching wait (jbd2 {@code max_batch_time}); 0 disables jbd2's sleep. */
+  long maxBatchNanos();
+
+  /** The length of one scheduler tick ("jiffy") for the historical policies. */
+  long tickNanos();
+
+  /** Sleeps, uninterruptibly from the policy's point of view. */
+  void sleepNanos(long nanos);
+
+  /** Yields the processor once. */
+  void yieldThread();
+
+  /**
+   * Waits until {@code handleCount() >= target}, or {@code nanoTime() >= deadline}, or no handle
+   * joined for {@code quietNanos}; woken early by every join. Returns the handle count at return.
+   */
+  int awaitHandles(int target, long deadlineNanos, long quietNanos);
+}

@@ -1,0 +1,139 @@
+package io.ext4j.jbd2;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The batching policies the benchmark compares: the history of jbd/jbd2 sync batching and ext4j's
+ * adaptive default. See jbd2-design §3 for the kernel history each one reproduces.
+ */
+public final class BatchingPolicies {
+  private BatchingPolicies() {}
+
+  /** No batching: a synchronous stop requests its commit at once. */
+  public static final BatchingPolicy NONE = new Named("none") {};
+
+  /**
+   * Original jbd: while new handles keep joining, yield the processor once more (loop
+   * {@code old = handleCount; yield} until the count stands still).
+   */
+  public static final BatchingPolicy YIELD = new Named("yield") {
+    @Override
+    public void onSyncStop(BatchContext c) {
+      int old;
+      do {
+        old = c.handleCount();
+        c.yieldThread();
+      } while (old != c.handleCount());
+    }
+  };
+
+  /** Early 2.6 jbd: the same loop sleeping one tick per round. */
+  public static final BatchingPolicy TICK = new Named("tick") {
+    @Override
+    public void onSyncStop(BatchContext c) {
+      tickLoop(c);
+    }
+  };
+
+  /** 2005 "fix transaction batching": the tick loop, skipped when the caller was also the last sync writer. */
+  public static final BatchingPolicy TICK_SKIP_SAME_WRITER = new Named("tick-skip-same") {
+    @Override
+    public void onSyncStop(BatchContext c) {
+      if (!c.swapLastSyncWriter()) {
+        tickLoop(c);
+      }
+    }
+  };
+
+  /**
+   * Current jbd2: unless the caller was the last sync writer (or the max batch time is 0), if the
+   * transaction is younger than the average commit time clamped to [min, max] batch time, sleep
+   * that whole clamped time (the kernel sleeps the full time, not the difference).
+   */
+  public static final BatchingPolicy JBD2 = new Named("jbd2") {
+    @Override
+    public void onSyncStop(BatchContext c) {
+      if (c.maxBatchNanos() == 0 || c.swapLastSyncWriter()) {
+        return;
+      }
+      long commitTime = Math.min(Math.max(c.averageCommitNanos(), c.minBatchNanos()), c.maxBatchNanos());
+      if (c.transactionAgeNanos() < commitTime) {
+        c.sleepNanos(commitTime);
+      }
+    }
+  };
+
+  /**
+   * ext4j's default. At commit time, not at stop: when the running transaction has fewer handles
+   * than the last committed one had, the handles released by that commit are probably about to
+   * come back; wait for them, waking as soon as the expected number has joined, when no one joined
+   * for a quiet gap, or at a deadline of half the average commit time (clamped to [min, max] batch
+   * time). A lone writer finds its expected count (1) already there and never waits; a steady group
+   * commits whole instead of in alternating halves.
+   */
+  public static final BatchingPolicy ADAPTIVE = new Named("adaptive") {
+    @Override
+    public void beforeCommit(BatchContext c) {
+      int expected = c.previousCommitHandles();
+      if (expected <= 1 || c.handleCount() >= expected) {
+        return;
+      }
+      long window = Math.min(Math.max(c.averageCommitNanos() / 2, c.minBatchNanos()), c.maxBatchNanos());
+      if (window <= 0) {
+        return;
+      }
+      long quiet = Math.max(window / 8, 20_000L);
+      c.awaitHandles(expected, c.nanoTime() + window, quiet);
+    }
+  };
+
+  /** Every policy, the default ({@link #ADAPTIVE}) last. */
+  public static List<BatchingPolicy> all() {
+    return List.of(NONE, YIELD, TICK, TICK_SKIP_SAME_WRITER, JBD2, ADAPTIVE);
+  }
+
+  /** The default policy. */
+  public static BatchingPolicy defaultPolicy() {
+    return ADAPTIVE;
+  }
+
+  /** Looks a policy up by {@link BatchingPolicy#name()}. */
+  public static BatchingPolicy byName(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    for (BatchingPolicy p : all()) {
+      if (p.name().equals(n)) {
+        return p;
+      }
+    }
+    throw new IllegalArgumentException("unknown batching policy '" + name + "'; known: "
+        + all().stream().map(BatchingPolicy::name).toList());
+  }
+
+  private static void tickLoop(BatchContext c) {
+    int old;
+    do {
+      old = c.handleCount();
+      c.sleepNanos(c.tickNanos());
+    } while (old != c.handleCount());
+  }
+
+  /** A policy with a name; subclasses override the hook they use. */
+  private abstract static class Named implements BatchingPolicy {
+    private final String name;
+
+    Named(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+}

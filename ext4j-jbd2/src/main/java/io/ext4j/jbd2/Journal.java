@@ -1,0 +1,232 @@
+package io.ext4j.jbd2;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.jbd2.format.JournalFeature;
+import io.ext4j.jbd2.format.JournalSuperblock;
+import io.ext4j.jbd2.internal.JournalEngine;
+import io.ext4j.jbd2.internal.Recovery;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * A jbd2 journal, format-compatible with Linux: ext4j and the kernel (or e2fsck) can each recover
+ * what the other wrote.
+ *
+ * <h2>Transaction lifecycle</h2>
+ * Handles ({@link #start(int)}) join the one <em>running</em> transaction. A commit request (a
+ * synchronous handle's stop, {@link #completeTransaction}, a full transaction, the commit interval)
+ * makes the commit thread lock it (no new handles), wait for its open handles to stop, and switch:
+ * a new running transaction may now start while the old one is written to the log (flush → commit
+ * → commit block → flush). Once its commit block is durable it is <em>committed</em>
+ * ({@link #isCommitted}), and it stays in the log until every block it logged is written home
+ * (checkpointed). At most one transaction runs and one commits at a time.
+ *
+ * <h2>Log layout</h2>
+ * Journal block 0 is the superblock; blocks {@code [s_first, s_maxlen)} are a circular log of
+ * transactions, each {@code [revoke blocks][descriptor, data…]…[commit block]} with the same tid,
+ * tids consecutive. The superblock's {@code s_start}/{@code s_sequence} name the oldest transaction
+ * still needed; {@code s_start == 0} means the journal is empty. Where the journal lives (the ext4
+ * journal inode's extents, or a contiguous region) is a {@link JournalMap}.
+ *
+ * <h2>Threads and locks</h2>
+ * Two private workers: the commit thread and the checkpointer (home writer). Callers' threads start
+ * and stop handles and may checkpoint themselves when log space runs out. Locks and their order are
+ * documented on {@link io.ext4j.jbd2.internal.JournalEngine}. {@link #isCommitted} and the
+ * write-access fast path take no lock (see {@link CommittedCheck}, {@link WriteAccessPath}).
+ *
+ * <h2>Durability</h2>
+ * A synchronous handle's {@link Handle#stop()}, {@link #waitCommit}, {@link #completeTransaction}
+ * and {@link #forceCommit} return only after the device flush that makes the transaction's commit
+ * block durable; a transaction {@link #isCommitted} reports is durable. {@link #close()} returns
+ * after every committed block is written home and flushed and the journal is marked empty.
+ * {@link #closeWithoutCheckpoint()} commits and flushes but leaves the log for the next recovery.
+ * An I/O error on any of these paths aborts the journal: every later call fails with
+ * {@link JournalAbortedException} carrying the cause, and nothing unflushed is reported durable.
+ *
+ * <h2>Recovery</h2>
+ * {@link #open} replays a journal that needs recovery (scan, revoke and replay passes, as jbd2) before
+ * anything else, flushes, then starts with an empty log.
+ */
+public final class Journal implements AutoCloseable {
+  private final JournalEngine engine;
+  private final RecoveryResult recovery;
+  private boolean closed; // guarded by this
+
+  private Journal(JournalEngine engine, RecoveryResult recovery) {
+    this.engine = engine;
+    this.recovery = recovery;
+  }
+
+  /**
+   * Opens an existing journal: validates its superblock, recovers it if needed, sets the features
+   * the options ask for (checksum v3, 64-bit, async commit) while it is empty, and starts the
+   * commit thread and checkpointer.
+   *
+   * @throws JournalCorruptException if the superblock or the log fails a check
+   * @throws UnsupportedJournalFeatureException if the journal uses a feature ext4j cannot handle
+   */
+  public static Journal open(BlockDevice device, JournalMap map, JournalOptions options) throws IOException {
+    Objects.requireNonNull(options, "options");
+    if (device.isReadOnly()) {
+      throw new io.ext4j.block.ReadOnlyDeviceException(device.name());
+    }
+    JournalSuperblock sb = JournalRecovery.readSuperblock(device, map);
+    RecoveryResult result = Recovery.run(device, map, sb);
+    int nextTid = result.nextTid();
+    JournalSuperblock ready = sb.withFeatures(compatFor(sb, options), incompatFor(sb, options), 0).withTail(nextTid, 0);
+    return new Journal(new JournalEngine(device, map, ready, options), result);
+  }
+
+  /**
+   * Writes a new, empty journal over {@code map}'s blocks (a standalone journal: a region or file of
+   * its own), then opens it.
+   */
+  public static Journal create(BlockDevice device, JournalMap map, JournalOptions options) throws IOException {
+    UUID u = UUID.randomUUID();
+    byte[] uuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
+    format(device, map, uuid, 1);
+    return open(device, map, options);
+  }
+
+  /** Writes an empty v2 journal superblock (no features yet; {@link #open} sets them) and flushes. */
+  public static void format(BlockDevice device, JournalMap map, byte[] uuid, int firstTid) throws IOException {
+    if (map.length() < JournalSuperblock.MIN_JOURNAL_BLOCKS) {
+      throw new IllegalArgumentException("a journal needs at least " + JournalSuperblock.MIN_JOURNAL_BLOCKS
+          + " blocks; the map has " + map.length());
+    }
+    JournalSuperblock sb = JournalSuperblock.create(device.blockSize(), map.length(), uuid, firstTid, 0);
+    byte[] block = new byte[device.blockSize()];
+    System.arraycopy(sb.encode(), 0, block, 0, JournalSuperblock.SIZE);
+    device.write(map.deviceBlock(0), java.nio.ByteBuffer.wrap(block));
+    device.flush();
+  }
+
+  private static int compatFor(JournalSuperblock sb, JournalOptions o) {
+    int compat = sb.featureCompat();
+    if (o.checksumV3()) {
+      compat &= ~JournalFeature.CHECKSUM.mask(); // v1 checksums never together with v2/v3
+    }
+    return compat;
+  }
+
+  private static int incompatFor(JournalSuperblock sb, JournalOptions o) {
+    int incompat = sb.featureIncompat() | JournalFeature.REVOKE.mask();
+    if (o.bit64()) {
+      incompat |= JournalFeature.BIT64.mask();
+    }
+    if (o.checksumV3() && (incompat & JournalFeature.CSUM_V2.mask()) == 0) {
+      incompat |= JournalFeature.CSUM_V3.mask();
+    }
+    if (o.asyncCommit()) {
+      incompat |= JournalFeature.ASYNC_COMMIT.mask();
+    } else {
+      incompat &= ~JournalFeature.ASYNC_COMMIT.mask();
+    }
+    return incompat;
+  }
+
+  /** What recovery did at open (a clean result when the journal was empty). */
+  public RecoveryResult recovery() {
+    return recovery;
+  }
+
+  /**
+   * Starts a handle with {@code credits} buffer credits in the running transaction, waiting while
+   * the transaction is being locked, is full, or the log needs checkpointing. Nested starts by a
+   * thread that already holds a handle return that handle.
+   *
+   * @throws JournalAbortedException if the journal was aborted
+   * @throws IllegalArgumentException if {@code credits} exceeds {@link #maxHandleCredits()}
+   */
+  public Handle start(int credits) throws JournalException {
+    return engine.start(credits, 0);
+  }
+
+  /** {@link #start(int)} that may also {@link Handle#revoke} up to {@code revokeRecords} blocks. */
+  public Handle start(int credits, int revokeRecords) throws JournalException {
+    return engine.start(credits, revokeRecords);
+  }
+
+  /** The cached buffer of home block {@code block}, read from the device on first use. */
+  public JournalBuffer buffer(long block) throws IOException {
+    return engine.buffer(block);
+  }
+
+  /** The cached buffer of {@code block} for create access: zero-filled, not read, when not cached. */
+  public JournalBuffer newBuffer(long block) throws IOException {
+    return engine.newBuffer(block);
+  }
+
+  /** Whether transaction {@code tid} is committed (durable). Lock-free by default. */
+  public boolean isCommitted(int tid) {
+    return engine.isCommitted(tid);
+  }
+
+  /** Waits until {@code tid} has committed. */
+  public void waitCommit(int tid) throws JournalException {
+    engine.waitCommit(tid);
+  }
+
+  /** ext4's fsync: if {@code tid} runs, commit it and wait; if it commits, wait; otherwise return at once. */
+  public void completeTransaction(int tid) throws JournalException {
+    engine.completeTransaction(tid);
+  }
+
+  /** Commits whatever is running and waits. */
+  public void forceCommit() throws JournalException {
+    engine.forceCommit();
+  }
+
+  /** The running transaction's tid, or null when none runs. */
+  public Integer runningTid() {
+    return engine.runningTid();
+  }
+
+  /** The most credits one handle may hold. */
+  public int maxHandleCredits() {
+    return engine.maxHandleCredits();
+  }
+
+  /** Runtime statistics (like {@code /proc/fs/jbd2/<dev>/info}). */
+  public JournalStats stats() {
+    return engine.stats();
+  }
+
+  /** Aborts the journal (as after an I/O error): later operations fail with {@code cause}. */
+  public void abort(Throwable cause) {
+    engine.abort(cause);
+  }
+
+  public boolean isAborted() {
+    return engine.isAborted();
+  }
+
+  /** Commits, writes everything home and marks the journal empty; the journal stays open. */
+  public void flush() throws IOException {
+    engine.forceCommit();
+    engine.checkpointAllAndMarkEmpty();
+  }
+
+  /**
+   * Commits what is running and stops, leaving committed transactions in the log (the superblock
+   * still names them): the next open — by ext4j, the kernel or e2fsck — replays them.
+   */
+  public synchronized void closeWithoutCheckpoint() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    engine.shutdown(false);
+  }
+
+  /** Commits, checkpoints everything, marks the journal empty and stops the threads. Does not close the device. */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    engine.shutdown(true);
+  }
+}

@@ -1,0 +1,50 @@
+package io.ext4j.jbd2;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.jbd2.format.JournalSuperblock;
+import io.ext4j.jbd2.internal.Recovery;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Offline access to a journal for tools (the CLI's {@code journal info|recover}): read and validate
+ * the superblock, replay the log, mark the journal empty. The running engine recovers at open by
+ * itself; this is the same code ({@link io.ext4j.jbd2.internal.Recovery}) without an engine.
+ *
+ * <p>Durability: {@link #recover} returns after flushing every replayed home block;
+ * {@link #markEmpty} after flushing the clean superblock.
+ */
+public final class JournalRecovery {
+  private JournalRecovery() {}
+
+  /**
+   * Reads journal block 0 and decodes the superblock as jbd2 does on load.
+   *
+   * @throws JournalCorruptException on bad magic, type, geometry or checksum
+   * @throws UnsupportedJournalFeatureException on a feature ext4j cannot replay
+   */
+  public static JournalSuperblock readSuperblock(BlockDevice device, JournalMap map) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(device.blockSize());
+    device.read(map.deviceBlock(0), b);
+    return JournalSuperblock.decode(device.name(), b.array(), device.blockSize(), map.length());
+  }
+
+  /** Replays the log into the home blocks and flushes; see {@link Recovery#run}. */
+  public static RecoveryResult recover(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
+    return Recovery.run(device, map, sb);
+  }
+
+  /** What {@link #recover} would replay, without writing; see {@link Recovery#scan}. */
+  public static RecoveryResult scan(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
+    return Recovery.scan(device, map, sb);
+  }
+
+  /**
+   * Marks the journal empty after {@code result}'s recovery ({@code s_start = 0},
+   * {@code s_sequence = result.nextTid()}), flushes, and returns the superblock written.
+   */
+  public static JournalSuperblock markEmpty(BlockDevice device, JournalMap map, JournalSuperblock sb, RecoveryResult result)
+      throws IOException {
+    return Recovery.markEmpty(device, map, sb, result.nextTid());
+  }
+}

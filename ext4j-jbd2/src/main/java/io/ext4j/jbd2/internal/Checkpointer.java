@@ -1,0 +1,375 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.JournalException;
+import io.ext4j.jbd2.Tid;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Writes committed buffers to their home blocks and moves the log tail past transactions that no
+ * longer need the log: in the background (the home writer: every checkpoint interval, and after a
+ * commit that leaves the log more than a quarter full), on demand when a handle cannot get log
+ * space, and completely on a clean close.
+ *
+ * <h2>Durability</h2>
+ * Home writes are flushed before the tail moves past them; the superblock with the new tail is then
+ * written and flushed (standing in for jbd2's FUA superblock write), and only then is the freed log
+ * space reused. A crash at any point leaves a tail that still covers every transaction whose blocks
+ * may not be home.
+ *
+ * <h2>What is written home</h2>
+ * A copy of the live block taken under its monitor while no running or committing transaction owns
+ * it — that is, the last committed image. A block owned by a newer transaction blocks its old
+ * transaction's checkpoint until the newer one commits (forced checkpoints ask for that commit).
+ */
+final class Checkpointer {
+  private final JournalEngine e;
+  private final ReentrantLock wakeLock = new ReentrantLock();
+  private final Condition wakeUp = wakeLock.newCondition();
+  private boolean wakeRequested; // wakeLock
+  private boolean stopped; // wakeLock
+
+  Checkpointer(JournalEngine engine) {
+    this.e = engine;
+  }
+
+  /** The home writer's loop. */
+  void run() {
+    while (true) {
+      wakeLock.lock();
+      try {
+        if (!wakeRequested && !stopped) {
+          try {
+            wakeUp.await(e.options.checkpointInterval().toNanos(), TimeUnit.NANOSECONDS);
+          } catch (InterruptedException ignored) {
+            Thread.interrupted(); // never interrupted by ext4j; keep serving
+          }
+        }
+        if (stopped) {
+          return;
+        }
+        wakeRequested = false;
+      } finally {
+        wakeLock.unlock();
+      }
+      if (e.isAborted()) {
+        return;
+      }
+      try {
+        e.checkpointMutex.lock();
+        try {
+          while (checkpointOnce(false)) {
+            // keep going while transactions complete
+          }
+          updateTail();
+        } finally {
+          e.checkpointMutex.unlock();
+        }
+      } catch (Throwable failure) {
+        e.abort(failure);
+        return;
+      }
+    }
+  }
+
+  void wake() {
+    wakeLock.lock();
+    try {
+      wakeRequested = true;
+      wakeUp.signal();
+    } finally {
+      wakeLock.unlock();
+    }
+  }
+
+  void stop() {
+    wakeLock.lock();
+    try {
+      stopped = true;
+      wakeUp.signal();
+    } finally {
+      wakeLock.unlock();
+    }
+  }
+
+  /** Called after each commit: wake the home writer when the log is more than a quarter used. */
+  void afterCommit() {
+    long used;
+    e.stateLock.lock();
+    try {
+      used = e.log.size() - e.log.free;
+    } finally {
+      e.stateLock.unlock();
+    }
+    if (used > e.log.size() / 4) {
+      wake();
+    }
+  }
+
+  /**
+   * Blocks until a new transaction can count on {@code maxTransactionBuffers} log blocks,
+   * checkpointing in the caller's thread (jbd2's {@code __jbd2_log_wait_for_space}). Called without
+   * the state lock.
+   */
+  void waitForSpace() throws JournalException {
+    try {
+      while (true) {
+        e.checkNotAborted();
+        Integer waitFor;
+        e.checkpointMutex.lock();
+        try {
+          if (enoughSpace()) {
+            return;
+          }
+          boolean progress = checkpointOnce(true);
+          progress |= updateTail();
+          if (progress) {
+            continue;
+          }
+          waitFor = busyTransaction();
+        } finally {
+          e.checkpointMutex.unlock();
+        }
+        if (waitFor == null && !hasCheckpointWork()) {
+          e.stateLock.lock();
+          try {
+            if (e.committing == null && !enoughSpaceLocked()) {
+              JournalException full = new JournalException(e.device.name()
+                  + ": journal has no log space and nothing to checkpoint (log " + e.log.size() + " blocks, free " + e.log.free + ")");
+              e.abort(full);
+              throw full;
+            }
+          } finally {
+            e.stateLock.unlock();
+          }
+        }
+        if (waitFor != null) {
+          e.waitCommit(waitFor);
+        } else {
+          e.stateLock.lock();
+          try {
+            if (!enoughSpaceLocked()) {
+              JournalEngine.awaitNanos(e.spaceFreed, 10_000_000L);
+            }
+          } finally {
+            e.stateLock.unlock();
+          }
+        }
+      }
+    } catch (JournalException ex) {
+      throw ex;
+    } catch (IOException ex) {
+      e.abort(ex);
+      throw new io.ext4j.jbd2.JournalAbortedException(e.device.name(), ex);
+    }
+  }
+
+  /** Checkpoints every committed transaction and moves the tail to the head (used at close and flush). */
+  void checkpointAll() throws IOException {
+    while (true) {
+      e.checkNotAborted();
+      Integer waitFor;
+      e.checkpointMutex.lock();
+      try {
+        while (checkpointOnce(true)) {
+          // drain
+        }
+        updateTail();
+        if (!hasCheckpointWork()) {
+          return;
+        }
+        waitFor = busyTransaction();
+      } finally {
+        e.checkpointMutex.unlock();
+      }
+      if (waitFor != null) {
+        e.waitCommit(waitFor);
+      }
+    }
+  }
+
+  private boolean enoughSpace() {
+    e.stateLock.lock();
+    try {
+      return enoughSpaceLocked();
+    } finally {
+      e.stateLock.unlock();
+    }
+  }
+
+  private boolean enoughSpaceLocked() {
+    return e.logSpaceLeftLocked() >= e.maxTransactionBuffers;
+  }
+
+  private boolean hasCheckpointWork() {
+    e.listLock.lock();
+    try {
+      return !e.checkpointList.isEmpty();
+    } finally {
+      e.listLock.unlock();
+    }
+  }
+
+  /**
+   * The tid of a running or committing transaction that owns a buffer of the oldest checkpoint
+   * transaction (whose commit would unblock it), requesting its commit; null if none.
+   */
+  private Integer busyTransaction() {
+    Transaction oldest;
+    List<BufferHead> buffers;
+    e.listLock.lock();
+    try {
+      oldest = e.checkpointList.peekFirst();
+      if (oldest == null) {
+        return null;
+      }
+      buffers = new ArrayList<>(oldest.checkpoint);
+    } finally {
+      e.listLock.unlock();
+    }
+    for (BufferHead b : buffers) {
+      Transaction owner = b.transaction;
+      if (owner != null) {
+        e.stateLock.lock();
+        try {
+          e.requestCommitLocked(owner.tid);
+        } finally {
+          e.stateLock.unlock();
+        }
+        return owner.tid;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Writes home what can be written of the oldest checkpoint transaction and drops it when done.
+   * Caller holds checkpointMutex. Returns whether anything was written or dropped.
+   */
+  private boolean checkpointOnce(boolean forced) throws IOException {
+    assert e.checkpointMutex.isHeldByCurrentThread();
+    Transaction c;
+    List<BufferHead> buffers;
+    e.listLock.lock();
+    try {
+      c = e.checkpointList.peekFirst();
+      if (c == null) {
+        return false;
+      }
+      if (c.checkpoint.isEmpty()) {
+        e.checkpointList.pollFirst();
+        return true;
+      }
+      buffers = new ArrayList<>(c.checkpoint);
+    } finally {
+      e.listLock.unlock();
+    }
+    List<BufferHead> written = new ArrayList<>();
+    List<byte[]> images = new ArrayList<>();
+    for (BufferHead b : buffers) {
+      synchronized (b) {
+        boolean mine;
+        e.listLock.lock();
+        try {
+          mine = b.cpTransaction == c;
+        } finally {
+          e.listLock.unlock();
+        }
+        if (!mine || b.transaction != null) {
+          continue; // moved on, or a newer transaction owns it: its commit will claim it
+        }
+        written.add(b);
+        images.add(b.data.clone());
+      }
+    }
+    if (written.isEmpty()) {
+      return false;
+    }
+    Integer[] order = new Integer[written.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    java.util.Arrays.sort(order, Comparator.comparingLong(i -> written.get(i).block));
+    for (int i : order) {
+      e.device.write(written.get(i).block, ByteBuffer.wrap(images.get(i)));
+    }
+    e.flushDevice();
+    e.stats.homeWrites.add(written.size());
+    e.stats.checkpointRounds.increment();
+    e.listLock.lock();
+    try {
+      for (BufferHead b : written) {
+        if (b.cpTransaction == c) {
+          c.checkpoint.remove(b);
+          b.cpTransaction = null;
+        }
+      }
+      if (c.checkpoint.isEmpty()) {
+        e.checkpointList.remove(c);
+      }
+    } finally {
+      e.listLock.unlock();
+    }
+    return true;
+  }
+
+  /**
+   * Moves the tail to the oldest transaction still needed, writing and flushing the superblock.
+   * Caller holds checkpointMutex. Returns whether the tail moved.
+   */
+  boolean updateTail() throws IOException {
+    assert e.checkpointMutex.isHeldByCurrentThread();
+    if (e.superblockClean) {
+      return false;
+    }
+    int tid;
+    long block;
+    e.stateLock.lock();
+    try {
+      Transaction oldest;
+      e.listLock.lock();
+      try {
+        oldest = e.checkpointList.peekFirst();
+      } finally {
+        e.listLock.unlock();
+      }
+      if (oldest != null) {
+        tid = oldest.tid;
+        block = oldest.logStart;
+      } else if (e.committing != null) {
+        tid = e.committing.tid;
+        block = e.committing.logStart;
+      } else if (e.running != null) {
+        tid = e.running.tid;
+        block = e.log.head;
+      } else {
+        tid = e.nextTid;
+        block = e.log.head;
+      }
+      if (!Tid.gt(tid, e.tailSequence)) {
+        return false;
+      }
+    } finally {
+      e.stateLock.unlock();
+    }
+    e.flushDevice(); // home writes before the tail that stops covering them
+    e.writeSuperblock(e.superblock.withTail(tid, block));
+    e.flushDevice();
+    e.stateLock.lock();
+    try {
+      e.log.advanceTail(block);
+      e.tailSequence = tid;
+      e.spaceFreed.signalAll();
+    } finally {
+      e.stateLock.unlock();
+    }
+    e.stats.checkpointRounds.increment();
+    return true;
+  }
+}

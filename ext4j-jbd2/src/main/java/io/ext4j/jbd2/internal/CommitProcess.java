@@ -1,0 +1,359 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.OrderedData;
+import io.ext4j.jbd2.format.BlockTag;
+import io.ext4j.jbd2.format.CommitBlock;
+import io.ext4j.jbd2.format.DescriptorBlock;
+import io.ext4j.jbd2.format.JournalHeader;
+import io.ext4j.jbd2.format.RevokeBlock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The commit thread's work: wait for a commit request or the commit interval, then take the running
+ * transaction through LOCKED → SWITCH → FLUSH → COMMIT → COMMIT_JFLUSH → COMMIT_CALLBACK → FINISHED.
+ *
+ * <h2>Durability</h2>
+ * A transaction's log blocks are written, then (sync commit) the device is flushed, the commit block
+ * written and the device flushed again — the two flushes stand in for jbd2's PREFLUSH|FUA commit
+ * write; or (async commit) the commit block is written with the log blocks and one flush follows,
+ * relying on checksums to expose a commit block that landed without its transaction. Only after
+ * that final flush returns is the tid published as committed and its waiters released. Ordered data
+ * is written before the first flush, so it is durable before the commit block can be.
+ *
+ * <h2>Frozen images</h2>
+ * Commit copies each buffer's image under the buffer's monitor and marks it LOGGED; a newer
+ * transaction that asks for write access before that copy freezes the old contents for commit to
+ * use, and one that asks after needs nothing, because the log I/O reads commit's private copy. This
+ * replaces jbd2's BH_Shadow wait with one block copy.
+ */
+final class CommitProcess {
+  private final JournalEngine e;
+
+  CommitProcess(JournalEngine engine) {
+    this.e = engine;
+  }
+
+  /** The commit thread's loop. */
+  void run() {
+    while (true) {
+      Transaction t = awaitWork();
+      if (t == null) {
+        return;
+      }
+      try {
+        commit(t);
+      } catch (Throwable failure) {
+        e.abort(failure);
+        return;
+      }
+    }
+  }
+
+  /** Waits for a commit request or an expired transaction; null when the journal closes or aborts. */
+  private Transaction awaitWork() {
+    e.stateLock.lock();
+    try {
+      while (true) {
+        if (e.isAborted()) {
+          return null;
+        }
+        Transaction r = e.running;
+        long now = e.options.clock().nanoTime();
+        if (r != null && e.commitRequest == r.tid) {
+          return r;
+        }
+        if (r != null && r.handleCount > 0 && now - r.expiresNanos >= 0) {
+          e.commitRequest = r.tid;
+          return r;
+        }
+        if (e.closing && (r == null || r.handleCount == 0)) {
+          return null;
+        }
+        long wait = r != null && r.handleCount > 0 ? r.expiresNanos - now : e.options.commitInterval().toNanos();
+        try {
+          JournalEngine.awaitNanos(e.commitWake, Math.max(wait, 1_000_000L));
+        } catch (java.io.InterruptedIOException ignored) {
+          // the commit thread is never interrupted by ext4j; keep serving
+          Thread.interrupted();
+        }
+      }
+    } finally {
+      e.stateLock.unlock();
+    }
+  }
+
+  private void commit(Transaction t) throws IOException {
+    e.options.batchingPolicy().beforeCommit(e.batchContext(t));
+
+    long lockedAt;
+    long switchedAt;
+    e.stateLock.lock();
+    try {
+      t.state = TransactionState.LOCKED;
+      lockedAt = e.options.clock().nanoTime();
+      while (t.updates > 0) {
+        JournalEngine.awaitUninterruptibly(e.updatesDone);
+      }
+      e.checkNotAborted();
+      t.state = TransactionState.SWITCH;
+      switchedAt = e.options.clock().nanoTime();
+      releaseReserved(t);
+      t.state = TransactionState.FLUSH;
+      e.committing = t;
+      e.running = null;
+      t.logStart = e.log.head;
+      t.reserve = t.outstandingCredits;
+      e.transactionUnlocked.signalAll();
+    } finally {
+      e.stateLock.unlock();
+    }
+    long flushAt = e.options.clock().nanoTime();
+
+    // A clean superblock must point at this transaction before its commit block can matter; the
+    // commit's flush makes the two durable together.
+    e.checkpointMutex.lock();
+    try {
+      if (e.superblockClean) {
+        e.writeSuperblock(e.superblock.withTail(t.tid, t.logStart));
+        e.superblockClean = false;
+      }
+    } finally {
+      e.checkpointMutex.unlock();
+    }
+
+    for (OrderedData d : t.ordered) {
+      d.writeOut();
+    }
+    long commitAt = e.options.clock().nanoTime();
+    t.state = TransactionState.COMMIT;
+
+    List<BufferHead> buffers;
+    e.listLock.lock();
+    try {
+      buffers = new ArrayList<>(t.metadata);
+    } finally {
+      e.listLock.unlock();
+    }
+    long[] revoked = t.revokedBlocks();
+    int perRevoke = e.format.revokeRecordsPerBlock();
+    int revokeBlocks = (revoked.length + perRevoke - 1) / perRevoke;
+    int perDescriptor = e.format.tagsPerDescriptor();
+    int descriptors = (buffers.size() + perDescriptor - 1) / perDescriptor;
+    int total = revokeBlocks + descriptors + buffers.size() + 1;
+
+    long[] where = allocate(t, total);
+    ByteBuffer[] images = new ByteBuffer[total];
+    int at = 0;
+    for (int i = 0; i < revoked.length; i += perRevoke) {
+      images[at++] = RevokeBlock.encode(e.format, t.tid, revoked, i, Math.min(revoked.length, i + perRevoke));
+    }
+    byte[][] unescaped = new byte[buffers.size()][];
+    for (int first = 0; first < buffers.size(); first += perDescriptor) {
+      int last = Math.min(buffers.size(), first + perDescriptor);
+      int descriptorSlot = at++;
+      List<BlockTag> tags = new ArrayList<>(last - first);
+      for (int i = first; i < last; i++) {
+        BufferHead b = buffers.get(i);
+        byte[] image = takeImage(b, t);
+        unescaped[i] = image;
+        int flags = 0;
+        byte[] logged = image;
+        if (ByteBuffer.wrap(image).getInt(0) == JournalHeader.MAGIC) {
+          logged = image.clone();
+          logged[0] = logged[1] = logged[2] = logged[3] = 0;
+          flags = BlockTag.FLAG_ESCAPE;
+        }
+        ByteBuffer img = ByteBuffer.wrap(logged);
+        int checksum = e.format.checksummed() ? e.format.dataBlockChecksum(t.tid, img) : 0;
+        tags.add(new BlockTag(b.block, flags, checksum));
+        images[at++] = img;
+      }
+      images[descriptorSlot] = DescriptorBlock.encode(e.format, t.tid, tags);
+    }
+    Instant now = e.options.clock().now();
+    images[at++] = CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano());
+    assert at == total;
+
+    e.writeLog(where, images, total - 1);
+    t.state = TransactionState.COMMIT_JFLUSH;
+    if (e.options.asyncCommit()) {
+      e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
+      e.flushDevice();
+    } else {
+      e.flushDevice();
+      e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
+      e.flushDevice();
+    }
+    t.loggedBlocks = total;
+    t.metadataBlocks = buffers.size();
+
+    // Durable. Move buffers to this transaction's checkpoint list and on to their next owner.
+    for (int i = 0; i < buffers.size(); i++) {
+      BufferHead b = buffers.get(i);
+      synchronized (b) {
+        claimCheckpoint(b, t);
+        if (b.committedData != null) {
+          b.committedData = unescaped[i];
+        }
+        refile(b, t);
+      }
+    }
+    List<BufferHead> forgotten;
+    e.listLock.lock();
+    try {
+      forgotten = new ArrayList<>(t.forget);
+      t.forget.clear();
+    } finally {
+      e.listLock.unlock();
+    }
+    for (BufferHead b : forgotten) {
+      synchronized (b) {
+        e.listLock.lock();
+        try {
+          if (b.cpTransaction != null) {
+            b.cpTransaction.checkpoint.remove(b);
+            if (b.cpTransaction.checkpoint.isEmpty()) {
+              e.checkpointList.remove(b.cpTransaction);
+            }
+            b.cpTransaction = null;
+          }
+        } finally {
+          e.listLock.unlock();
+        }
+        refile(b, t);
+      }
+    }
+    e.listLock.lock();
+    try {
+      if (!t.checkpoint.isEmpty()) {
+        e.checkpointList.addLast(t);
+      }
+    } finally {
+      e.listLock.unlock();
+    }
+
+    long doneAt;
+    e.stateLock.lock();
+    try {
+      t.state = TransactionState.COMMIT_CALLBACK;
+      e.committing = null;
+      t.reserve = 0;
+      doneAt = e.options.clock().nanoTime();
+      long commitTime = doneAt - flushAt;
+      long avg = e.averageCommitNanos;
+      e.averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
+      e.previousCommitHandles = t.handleCount;
+      e.publishCommit(t.tid);
+      e.spaceFreed.signalAll();
+    } finally {
+      e.stateLock.unlock();
+    }
+    t.state = TransactionState.FINISHED;
+    e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
+    e.checkpointer.afterCommit();
+  }
+
+  /** Takes {@code total} consecutive-in-log blocks from the head, charging the transaction's reserve. */
+  private long[] allocate(Transaction t, int total) {
+    long[] where = new long[total];
+    e.stateLock.lock();
+    try {
+      if (total > t.reserve) {
+        throw new IllegalStateException("transaction " + Integer.toUnsignedString(t.tid) + " needs " + total
+            + " log blocks but reserved " + t.reserve);
+      }
+      for (int i = 0; i < total; i++) {
+        where[i] = e.log.next();
+      }
+      t.reserve -= total;
+    } finally {
+      e.stateLock.unlock();
+    }
+    return where;
+  }
+
+  /** Buffers that got write access but were never dirtied leave the transaction at SWITCH. */
+  private void releaseReserved(Transaction t) {
+    List<BufferHead> reserved;
+    e.listLock.lock();
+    try {
+      reserved = new ArrayList<>(t.reserved);
+      t.reserved.clear();
+    } finally {
+      e.listLock.unlock();
+    }
+    for (BufferHead b : reserved) {
+      synchronized (b) {
+        if (b.transaction == t && b.jlist == BufferHead.JList.RESERVED) {
+          b.jlist = BufferHead.JList.NONE;
+          b.transaction = null;
+        }
+      }
+    }
+  }
+
+  /** The image to log: the frozen copy if a newer transaction made one, else a copy of the live data. */
+  private static byte[] takeImage(BufferHead b, Transaction t) {
+    synchronized (b) {
+      byte[] image = b.frozen != null ? b.frozen : b.data.clone();
+      b.frozen = null;
+      if (b.transaction == t) {
+        b.jlist = BufferHead.JList.LOGGED;
+      }
+      return image;
+    }
+  }
+
+  /** Moves the buffer's checkpoint claim to {@code t}. Caller holds the buffer's monitor. */
+  private void claimCheckpoint(BufferHead b, Transaction t) {
+    e.listLock.lock();
+    try {
+      Transaction old = b.cpTransaction;
+      if (old != null && old != t) {
+        old.checkpoint.remove(b);
+        if (old.checkpoint.isEmpty()) {
+          e.checkpointList.remove(old);
+        }
+      }
+      b.cpTransaction = t;
+      t.checkpoint.add(b);
+    } finally {
+      e.listLock.unlock();
+    }
+  }
+
+  /** Hands the buffer to its next transaction, or unfiles it. Caller holds the buffer's monitor. */
+  private void refile(BufferHead b, Transaction t) {
+    if (b.transaction != t) {
+      return;
+    }
+    Transaction next = b.nextTransaction;
+    if (next == null) {
+      b.jlist = BufferHead.JList.NONE;
+      b.transaction = null;
+      return;
+    }
+    e.listLock.lock();
+    try {
+      if (b.freed) {
+        next.forget.add(b);
+        b.jlist = BufferHead.JList.FORGET;
+      } else if (b.modified) {
+        next.metadata.add(b);
+        b.jlist = BufferHead.JList.METADATA;
+      } else {
+        next.reserved.add(b);
+        b.jlist = BufferHead.JList.RESERVED;
+      }
+    } finally {
+      e.listLock.unlock();
+    }
+    b.freed = false;
+    b.transaction = next; // publish the new owner before clearing next (a racing fast path sees one of them)
+    b.nextTransaction = null;
+  }
+}

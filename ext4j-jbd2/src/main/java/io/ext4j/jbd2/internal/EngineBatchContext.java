@@ -1,0 +1,109 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.BatchContext;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/** {@link BatchContext} over the engine's real state and clock, for one transaction. */
+final class EngineBatchContext implements BatchContext {
+  private final JournalEngine engine;
+  private final Transaction transaction;
+
+  EngineBatchContext(JournalEngine engine, Transaction transaction) {
+    this.engine = engine;
+    this.transaction = transaction;
+  }
+
+  @Override
+  public long nanoTime() {
+    return engine.options.clock().nanoTime();
+  }
+
+  @Override
+  public int handleCount() {
+    return transaction.handleCount;
+  }
+
+  @Override
+  public long transactionAgeNanos() {
+    return nanoTime() - transaction.startNanos;
+  }
+
+  @Override
+  public long averageCommitNanos() {
+    return engine.averageCommitNanos;
+  }
+
+  @Override
+  public int previousCommitHandles() {
+    return engine.previousCommitHandles;
+  }
+
+  @Override
+  public boolean swapLastSyncWriter() {
+    Thread me = Thread.currentThread();
+    boolean was = engine.lastSyncWriter == me;
+    engine.lastSyncWriter = me; // plain heuristic, racy as in jbd2
+    return was;
+  }
+
+  @Override
+  public long minBatchNanos() {
+    return engine.options.minBatchTime().toNanos();
+  }
+
+  @Override
+  public long maxBatchNanos() {
+    return engine.options.maxBatchTime().toNanos();
+  }
+
+  @Override
+  public long tickNanos() {
+    return engine.options.tick().toNanos();
+  }
+
+  @Override
+  public void sleepNanos(long nanos) {
+    engine.stats.batchWaits.increment();
+    long deadline = System.nanoTime() + nanos;
+    for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
+      LockSupport.parkNanos(left); // an interrupt only ends one park; the loop finishes the sleep
+    }
+  }
+
+  @Override
+  public void yieldThread() {
+    Thread.yield();
+  }
+
+  @Override
+  public int awaitHandles(int target, long deadlineNanos, long quietNanos) {
+    engine.stats.batchWaits.increment();
+    engine.stateLock.lock();
+    try {
+      engine.batchWaiters++;
+      try {
+        while (true) {
+          int count = transaction.handleCount;
+          long now = nanoTime();
+          long quietEnd = transaction.lastJoinNanos + quietNanos;
+          if (count >= target || now - deadlineNanos >= 0 || now - quietEnd >= 0 || engine.isAborted()
+              || transaction.state != TransactionState.RUNNING) {
+            return count;
+          }
+          long wait = Math.min(deadlineNanos, quietEnd) - now;
+          try {
+            engine.handleJoined.await(wait, TimeUnit.NANOSECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return transaction.handleCount;
+          }
+        }
+      } finally {
+        engine.batchWaiters--;
+      }
+    } finally {
+      engine.stateLock.unlock();
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.Handle;
+import io.ext4j.jbd2.JournalBuffer;
+import io.ext4j.jbd2.JournalException;
+import io.ext4j.jbd2.OrderedData;
+import io.ext4j.jbd2.WriteAccessPath;
+
+/**
+ * A handle: the calling thread's share of the running transaction. Confined to the thread that
+ * started it; every field except {@code transaction} (read by the engine under its state lock) is
+ * touched only by that thread.
+ */
+public final class HandleImpl implements Handle {
+  private final JournalEngine engine;
+  private final Thread owner;
+  Transaction transaction; // owner thread; read by the engine while attaching/detaching
+  int credits; // owner thread: buffer credits left
+  private int revokeRecordsLeft; // owner thread
+  private int revokeBlockCredits; // owner thread: credits taken for revoke blocks
+  private int revokesUsed; // owner thread
+  int ref = 1; // owner thread: nesting depth
+  private boolean sync; // owner thread
+  private boolean stopped; // owner thread
+
+  HandleImpl(JournalEngine engine, int credits, int revokeRecords, int revokeBlocks) {
+    this.engine = engine;
+    this.owner = Thread.currentThread();
+    this.credits = credits;
+    this.revokeRecordsLeft = revokeRecords;
+    this.revokeBlockCredits = revokeBlocks;
+  }
+
+  @Override
+  public int tid() {
+    return transaction.tid;
+  }
+
+  @Override
+  public int credits() {
+    return credits;
+  }
+
+  @Override
+  public void getWriteAccess(JournalBuffer buffer) throws JournalException {
+    access(JournalEngine.cast(buffer), false);
+  }
+
+  @Override
+  public void getCreateAccess(JournalBuffer buffer) throws JournalException {
+    BufferHead b = JournalEngine.cast(buffer);
+    access(b, false);
+  }
+
+  @Override
+  public void getUndoAccess(JournalBuffer buffer) throws JournalException {
+    BufferHead b = JournalEngine.cast(buffer);
+    access(b, true);
+    synchronized (b) {
+      if (b.committedData == null) {
+        b.committedData = b.data.clone();
+      }
+    }
+  }
+
+  /**
+   * jbd2's do_get_write_access, with its lock-free fast path first. After it returns, the buffer
+   * belongs to this handle's transaction (as owner or as next owner) and its last committed image
+   * is safe from the changes this handle is about to make.
+   */
+  private void access(BufferHead b, boolean undo) throws JournalException {
+    checkUsable();
+    Transaction t = transaction;
+    if (engine.options.writeAccessPath() == WriteAccessPath.LOCK_FREE_FAST_PATH && !undo) {
+      // Two volatile (acquire) reads. Once a buffer is attached to T it stays attached until T
+      // commits, and T cannot commit while this handle is open; the writer stored modified/frozen
+      // before publishing the pointer, so a positive answer is never stale. A negative one takes
+      // the slow path.
+      if (b.transaction == t || b.nextTransaction == t) {
+        return;
+      }
+    }
+    synchronized (b) {
+      if (b.transaction == t || b.nextTransaction == t) {
+        return;
+      }
+      b.modified = false; // first touch by t
+      if (b.transaction == null) {
+        b.jlist = BufferHead.JList.RESERVED;
+        engine.listLock.lock();
+        try {
+          t.reserved.add(b);
+        } finally {
+          engine.listLock.unlock();
+        }
+        b.transaction = t; // volatile publish, after modified
+      } else {
+        // Owned by the committing transaction. If commit has not taken its image yet, freeze the
+        // current contents for it: t may now change the live data.
+        if (b.frozen == null && b.jlist == BufferHead.JList.METADATA) {
+          b.frozen = b.data.clone();
+        }
+        b.freed = false;
+        b.nextTransaction = t; // volatile publish, after modified and frozen
+      }
+    }
+    t.cancelRevoke(b.block); // a block journaled again must not stay revoked in t
+  }
+
+  @Override
+  public void dirtyMetadata(JournalBuffer buffer) throws JournalException {
+    checkUsable();
+    BufferHead b = JournalEngine.cast(buffer);
+    Transaction t = transaction;
+    if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
+      return; // acquire read of the pointer first, then modified: both were set by t's writers
+    }
+    synchronized (b) {
+      if (b.transaction != t && b.nextTransaction != t) {
+        throw new IllegalStateException("dirtyMetadata of " + b + " without write access in transaction " + t.tid);
+      }
+      if (!b.modified) {
+        if (credits <= 0) {
+          throw new IllegalStateException(engine.device.name() + ": handle in transaction "
+              + Integer.toUnsignedString(t.tid) + " ran out of credits dirtying block " + b.block);
+        }
+        credits--;
+        b.modified = true;
+      }
+      if (b.transaction == t && b.jlist != BufferHead.JList.METADATA) {
+        engine.listLock.lock();
+        try {
+          t.reserved.remove(b);
+          t.forget.remove(b);
+          t.metadata.add(b);
+        } finally {
+          engine.listLock.unlock();
+        }
+        b.jlist = BufferHead.JList.METADATA;
+      }
+      // Owned by the committing transaction with nextTransaction == t: commit refiles it to t.
+    }
+  }
+
+  @Override
+  public void forget(JournalBuffer buffer) throws JournalException {
+    checkUsable();
+    BufferHead b = JournalEngine.cast(buffer);
+    Transaction t = transaction;
+    synchronized (b) {
+      if (b.transaction == t) {
+        if (b.modified) {
+          credits++;
+          b.modified = false;
+        }
+        engine.listLock.lock();
+        try {
+          t.metadata.remove(b);
+          t.reserved.remove(b);
+          if (b.cpTransaction != null) {
+            t.forget.add(b); // t's commit drops the older checkpoint claim
+            b.jlist = BufferHead.JList.FORGET;
+          } else {
+            b.jlist = BufferHead.JList.NONE;
+            b.transaction = null;
+          }
+        } finally {
+          engine.listLock.unlock();
+        }
+      } else if (b.transaction != null) {
+        // The committing transaction owns it: commit files it on t's forget list.
+        if (b.nextTransaction == t && b.modified) {
+          credits++;
+          b.modified = false;
+        }
+        b.freed = true;
+        b.nextTransaction = t;
+      } else {
+        engine.listLock.lock();
+        try {
+          if (b.cpTransaction != null) {
+            t.forget.add(b);
+            b.jlist = BufferHead.JList.FORGET;
+            b.transaction = t;
+          }
+        } finally {
+          engine.listLock.unlock();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void revoke(long block) throws JournalException {
+    checkUsable();
+    if (revokeRecordsLeft <= 0) {
+      throw new IllegalStateException("handle revokes more blocks than declared at start");
+    }
+    revokeRecordsLeft--;
+    revokesUsed++;
+    transaction.addRevoke(block);
+    BufferHead b = engine.cache.get(block);
+    if (b != null) {
+      forget(b);
+    }
+  }
+
+  @Override
+  public boolean extend(int more) throws JournalException {
+    checkUsable();
+    if (more < 0) {
+      throw new IllegalArgumentException("negative credits " + more);
+    }
+    if (engine.extend(this, more)) {
+      credits += more;
+      return true;
+    }
+    return false;
+  }
+
+  @Override
+  public void restart(int newCredits) throws JournalException {
+    checkUsable();
+    if (ref != 1) {
+      throw new IllegalStateException("restart of a nested handle");
+    }
+    int oldTid = transaction.tid;
+    engine.detach(this, unusedCredits(), false);
+    engine.stateLock.lock();
+    try {
+      engine.requestCommitLocked(oldTid);
+    } finally {
+      engine.stateLock.unlock();
+    }
+    credits = newCredits;
+    revokeBlockCredits = 0;
+    revokeRecordsLeft = 0;
+    revokesUsed = 0;
+    transaction = null;
+    engine.attach(this, newCredits);
+  }
+
+  @Override
+  public void setSync(boolean sync) {
+    this.sync = sync;
+  }
+
+  @Override
+  public void addOrderedData(OrderedData data) {
+    if (engine.options.asyncCommit()) {
+      throw new UnsupportedOperationException("ordered data is refused with async commit: the commit block could"
+          + " become durable before the data it depends on");
+    }
+    transaction.ordered.add(data);
+  }
+
+  @Override
+  public void stop() throws JournalException {
+    if (Thread.currentThread() != owner) {
+      throw new IllegalStateException("handle stopped by " + Thread.currentThread().getName() + ", started by " + owner.getName());
+    }
+    if (stopped) {
+      throw new IllegalStateException("handle already stopped");
+    }
+    if (--ref > 0) {
+      return;
+    }
+    stopped = true;
+    engine.currentHandle.remove();
+    Transaction t = transaction;
+    boolean waitForCommit = sync;
+    if (sync && !engine.isAborted()) {
+      engine.options.batchingPolicy().onSyncStop(engine.batchContext(t));
+    }
+    engine.detach(this, unusedCredits(), sync);
+    if (waitForCommit) {
+      engine.waitCommit(t.tid);
+    } else {
+      engine.checkNotAborted();
+    }
+  }
+
+  private int unusedCredits() {
+    int perBlock = engine.format.revokeRecordsPerBlock();
+    int usedRevokeBlocks = (revokesUsed + perBlock - 1) / perBlock;
+    return credits + Math.max(0, revokeBlockCredits - usedRevokeBlocks);
+  }
+
+  private void checkUsable() throws JournalException {
+    if (stopped) {
+      throw new IllegalStateException("handle already stopped");
+    }
+    engine.checkNotAborted();
+  }
+}

@@ -1,0 +1,580 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.jbd2.BatchContext;
+import io.ext4j.jbd2.CommittedCheck;
+import io.ext4j.jbd2.JournalAbortedException;
+import io.ext4j.jbd2.JournalBuffer;
+import io.ext4j.jbd2.JournalException;
+import io.ext4j.jbd2.JournalMap;
+import io.ext4j.jbd2.JournalOptions;
+import io.ext4j.jbd2.JournalStats;
+import io.ext4j.jbd2.Tid;
+import io.ext4j.jbd2.format.JournalSuperblock;
+import io.ext4j.jbd2.format.LogFormat;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The running journal: transactions, handles, the commit thread and the checkpointer, over one
+ * device. {@link io.ext4j.jbd2.Journal} is its public face; see that class for the overview.
+ *
+ * <h2>Locks, in the only order they are taken</h2>
+ * {@code checkpointMutex} → {@code stateLock} → a buffer's monitor → {@code listLock}.
+ * <ul>
+ *   <li>{@code stateLock}: running/committing transactions, tids and commit requests, the log cursors
+ *       ({@link LogSpace}), transaction states and their handle counts and credits.
+ *   <li>buffer monitor: the journal fields of one {@link BufferHead}.
+ *   <li>{@code listLock}: every transaction's buffer lists and the checkpoint list.
+ *   <li>{@code checkpointMutex}: home writes, tail moves and every journal superblock write.
+ * </ul>
+ */
+public final class JournalEngine {
+  final BlockDevice device;
+  final JournalMap map;
+  final JournalOptions options;
+  final LogFormat format;
+  final int maxTransactionBuffers;
+  final int overheadBuffers;
+  final int maxHandleCredits;
+
+  final ReentrantLock stateLock = new ReentrantLock();
+  final Condition commitWake = stateLock.newCondition(); // commit thread sleeps here
+  final Condition commitDone = stateLock.newCondition(); // commit waiters
+  final Condition transactionUnlocked = stateLock.newCondition(); // handles waiting for LOCKED -> FLUSH
+  final Condition updatesDone = stateLock.newCondition(); // commit waiting for open handles
+  final Condition handleJoined = stateLock.newCondition(); // batching waits
+  final Condition spaceFreed = stateLock.newCondition(); // handles waiting for log space
+  final ReentrantLock listLock = new ReentrantLock();
+  final ReentrantLock checkpointMutex = new ReentrantLock();
+
+  Transaction running; // stateLock
+  Transaction committing; // stateLock
+  int nextTid; // stateLock: the tid the next new transaction gets
+  int commitRequest; // stateLock
+  private volatile int commitSequence; // written under stateLock with release; read lock-free by isCommitted
+  final LogSpace log; // stateLock
+  int tailSequence; // stateLock: tid of the oldest transaction still in the log
+  int batchWaiters; // stateLock: threads in awaitHandles
+  boolean closing; // stateLock
+
+  final ArrayDeque<Transaction> checkpointList = new ArrayDeque<>(); // listLock, oldest first
+
+  JournalSuperblock superblock; // checkpointMutex: the image last written
+  boolean superblockClean; // checkpointMutex: s_start == 0 on disk
+
+  volatile long averageCommitNanos; // commit thread writes
+  volatile int previousCommitHandles; // commit thread writes
+  volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2)
+  private volatile Throwable abortCause; // first failure wins, under stateLock
+
+  final ConcurrentHashMap<Long, BufferHead> cache = new ConcurrentHashMap<>();
+  final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
+  final StatsCollector stats;
+  final CommitProcess commitProcess;
+  final Checkpointer checkpointer;
+  private final Thread commitThread;
+  private final Thread checkpointThread;
+
+  /**
+   * Starts an engine over a journal whose log is empty (clean, or just recovered).
+   *
+   * @param sb the superblock as it should stand: clean ({@code s_start == 0}), with the features
+   *     this engine will write, {@code s_sequence} the first tid to use; it is written and flushed
+   *     before this constructor returns
+   */
+  public JournalEngine(BlockDevice device, JournalMap map, JournalSuperblock sb, JournalOptions options) throws IOException {
+    this.device = device;
+    this.map = map;
+    this.options = options;
+    this.format = sb.logFormat();
+    this.log = new LogSpace(sb.first(), sb.maxLen());
+    log.reset(sb.first()); // jbd2 without JBD2_CYCLE_RECORD: an empty log starts at s_first
+    int defaultMax = (int) Math.min(Integer.MAX_VALUE, log.size() / 4);
+    this.maxTransactionBuffers = options.maxTransactionBuffers() == 0 ? defaultMax : Math.min(defaultMax, options.maxTransactionBuffers());
+    int tagsPerDescriptor = format.tagsPerDescriptor();
+    this.overheadBuffers = 1 + (maxTransactionBuffers + tagsPerDescriptor - 1) / tagsPerDescriptor;
+    this.maxHandleCredits = maxTransactionBuffers - overheadBuffers;
+    if (maxHandleCredits < 8) {
+      throw new IllegalArgumentException("journal of " + log.size() + " log blocks leaves handles only " + maxHandleCredits + " credits");
+    }
+    this.nextTid = sb.sequence();
+    this.commitRequest = nextTid - 1;
+    this.commitSequence = nextTid - 1;
+    this.tailSequence = nextTid;
+    this.stats = new StatsCollector(maxTransactionBuffers);
+    this.superblock = sb;
+    writeSuperblock(sb);
+    flushDevice();
+    this.superblockClean = sb.start() == 0;
+    this.commitProcess = new CommitProcess(this);
+    this.checkpointer = new Checkpointer(this);
+    this.commitThread = Thread.ofPlatform().name("ext4j-jbd2-commit-" + device.name()).daemon().unstarted(commitProcess::run);
+    this.checkpointThread = Thread.ofPlatform().name("ext4j-jbd2-checkpoint-" + device.name()).daemon().unstarted(checkpointer::run);
+    commitThread.start();
+    checkpointThread.start();
+  }
+
+  // ---------------------------------------------------------------- handles
+
+  /** Starts (or nests) a handle for the calling thread. */
+  public HandleImpl start(int credits, int revokeRecords) throws JournalException {
+    HandleImpl current = currentHandle.get();
+    if (current != null) {
+      current.ref++;
+      return current;
+    }
+    if (credits < 0 || revokeRecords < 0) {
+      throw new IllegalArgumentException("negative credits " + credits + "/" + revokeRecords);
+    }
+    int revokeBlocks = (revokeRecords + format.revokeRecordsPerBlock() - 1) / format.revokeRecordsPerBlock();
+    if (credits + revokeBlocks > maxHandleCredits) {
+      throw new IllegalArgumentException(device.name() + ": a handle of " + (credits + revokeBlocks)
+          + " credits exceeds the journal's per-handle maximum of " + maxHandleCredits);
+    }
+    HandleImpl h = new HandleImpl(this, credits, revokeRecords, revokeBlocks);
+    attach(h, credits + revokeBlocks);
+    currentHandle.set(h);
+    return h;
+  }
+
+  /** Attaches {@code h} to the running transaction, creating it or waiting as needed. */
+  void attach(HandleImpl h, int total) throws JournalException {
+    long startWait = options.clock().nanoTime();
+    stateLock.lock();
+    try {
+      while (true) {
+        checkNotAborted();
+        if (closing) {
+          throw new JournalException(device.name() + ": journal is closed");
+        }
+        if (running == null) {
+          long now = options.clock().nanoTime();
+          running = new Transaction(nextTid++, now, now + options.commitInterval().toNanos());
+          running.outstandingCredits = overheadBuffers;
+          commitWake.signal(); // arm the commit timer
+        }
+        Transaction t = running;
+        if (t.state != TransactionState.RUNNING) {
+          awaitUninterruptibly(transactionUnlocked);
+          continue;
+        }
+        if (t.outstandingCredits + total > maxTransactionBuffers) {
+          requestCommitLocked(t.tid); // full: commit it and join the next
+          awaitUninterruptibly(transactionUnlocked);
+          continue;
+        }
+        if (logSpaceLeftLocked() < maxTransactionBuffers) {
+          stateLock.unlock();
+          try {
+            checkpointer.waitForSpace();
+          } finally {
+            stateLock.lock();
+          }
+          continue;
+        }
+        t.outstandingCredits += total;
+        t.updates++;
+        t.handleCount++;
+        long now = options.clock().nanoTime();
+        t.lastJoinNanos = now;
+        t.maxWaitNanos.accumulateAndGet(now - startWait, Math::max);
+        if (batchWaiters > 0) {
+          handleJoined.signalAll();
+        }
+        h.transaction = t;
+        return;
+      }
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /**
+   * Detaches a handle from its transaction, returning {@code unused} credits; the transaction may
+   * commit as soon as this returns, so the caller must not touch it after.
+   */
+  void detach(HandleImpl h, int unused, boolean requestCommit) {
+    Transaction t = h.transaction;
+    stateLock.lock();
+    try {
+      if (requestCommit || options.clock().nanoTime() - t.expiresNanos >= 0) {
+        requestCommitLocked(t.tid);
+      }
+      t.outstandingCredits -= unused;
+      if (--t.updates == 0) {
+        updatesDone.signalAll();
+      }
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /** Extends a handle within its transaction; false if the transaction is full or no longer running. */
+  boolean extend(HandleImpl h, int credits) {
+    stateLock.lock();
+    try {
+      Transaction t = h.transaction;
+      if (t.state != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
+          || h.credits + credits > maxHandleCredits) {
+        return false;
+      }
+      t.outstandingCredits += credits;
+      return true;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /** A context for batching policies over the transaction {@code t}. */
+  BatchContext batchContext(Transaction t) {
+    return new EngineBatchContext(this, t);
+  }
+
+  // ---------------------------------------------------------------- commits
+
+  /** Asks the commit thread to commit {@code tid} if it is the running transaction. Caller holds stateLock. */
+  boolean requestCommitLocked(int tid) {
+    assert stateLock.isHeldByCurrentThread();
+    if (commitRequest == tid) {
+      return false;
+    }
+    if (running != null && running.tid == tid) {
+      commitRequest = tid;
+      if (running.requestedNanos == 0) {
+        running.requestedNanos = options.clock().nanoTime();
+      }
+      commitWake.signal();
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
+  public boolean isCommitted(int tid) {
+    if (options.committedCheck() == CommittedCheck.LOCK_FREE) {
+      return Tid.geq(commitSequence, tid); // volatile read: pairs with the release in publishCommit
+    }
+    stateLock.lock();
+    try {
+      return !(running != null && running.tid == tid) && !(committing != null && committing.tid == tid);
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  int commitSequence() {
+    return commitSequence;
+  }
+
+  /** Publishes {@code tid} as committed. Caller holds stateLock; the commit block is durable. */
+  void publishCommit(int tid) {
+    assert stateLock.isHeldByCurrentThread();
+    commitSequence = tid; // volatile write (release): pairs with isCommitted's volatile read
+    commitDone.signalAll();
+  }
+
+  /** Waits until {@code tid} is committed. */
+  public void waitCommit(int tid) throws JournalException {
+    stateLock.lock();
+    try {
+      while (Tid.gt(tid, commitSequence)) {
+        checkNotAborted();
+        if (running == null && committing == null && Tid.geq(tid, nextTid)) {
+          return; // a tid never started: nothing to wait for
+        }
+        commitWake.signal();
+        awaitUninterruptibly(commitDone);
+      }
+      checkNotAborted();
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /** ext4's fsync path: commit {@code tid} if running and wait; wait if committing; else return. */
+  public void completeTransaction(int tid) throws JournalException {
+    stateLock.lock();
+    try {
+      if (running != null && running.tid == tid) {
+        requestCommitLocked(tid);
+      } else if (committing == null || committing.tid != tid) {
+        checkNotAborted();
+        return;
+      }
+    } finally {
+      stateLock.unlock();
+    }
+    waitCommit(tid);
+  }
+
+  /** Commits the running transaction (if any) and waits for it and any committing one. */
+  public void forceCommit() throws JournalException {
+    int target;
+    stateLock.lock();
+    try {
+      checkNotAborted();
+      if (running != null && running.handleCount > 0) {
+        target = running.tid;
+        requestCommitLocked(target);
+      } else if (committing != null) {
+        target = committing.tid;
+      } else {
+        return;
+      }
+    } finally {
+      stateLock.unlock();
+    }
+    waitCommit(target);
+  }
+
+  /** The running transaction's tid, or -1 bits... Returns null when none. */
+  public Integer runningTid() {
+    stateLock.lock();
+    try {
+      return running == null ? null : running.tid;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- space
+
+  /** Log blocks a new transaction may still count on. Caller holds stateLock. */
+  long logSpaceLeftLocked() {
+    long left = log.free - LogSpace.SLACK - (committing == null ? 0 : committing.reserve);
+    return Math.max(0, left);
+  }
+
+  // ---------------------------------------------------------------- buffers
+
+  /** The cached buffer of {@code block}, read from the device on first use. */
+  public BufferHead buffer(long block) throws IOException {
+    BufferHead b = cache.get(block);
+    if (b != null) {
+      return b;
+    }
+    checkHomeBlock(block);
+    byte[] data = new byte[device.blockSize()];
+    device.read(block, ByteBuffer.wrap(data));
+    BufferHead fresh = new BufferHead(block, data);
+    BufferHead raced = cache.putIfAbsent(block, fresh);
+    return raced == null ? fresh : raced;
+  }
+
+  /** The cached buffer of {@code block}, zero-filled and not read if not cached. */
+  public BufferHead newBuffer(long block) throws IOException {
+    checkHomeBlock(block);
+    return cache.computeIfAbsent(block, b -> new BufferHead(b, new byte[device.blockSize()]));
+  }
+
+  private void checkHomeBlock(long block) throws IOException {
+    if (block < 0 || block >= device.blockCount()) {
+      throw new io.ext4j.block.BlockOutOfRangeException(device.name(), block, 1, device.blockCount());
+    }
+  }
+
+  static BufferHead cast(JournalBuffer b) {
+    if (b instanceof BufferHead bh) {
+      return bh;
+    }
+    throw new IllegalArgumentException("not a buffer of this journal: " + b);
+  }
+
+  // ---------------------------------------------------------------- I/O helpers
+
+  void flushDevice() throws IOException {
+    device.flush();
+    stats.deviceFlushes.increment();
+  }
+
+  /** Writes the superblock image to journal block 0 (no flush). Caller holds checkpointMutex or is constructing. */
+  void writeSuperblock(JournalSuperblock sb) throws IOException {
+    byte[] block = new byte[device.blockSize()];
+    ByteBuffer existing = ByteBuffer.wrap(block);
+    device.read(map.deviceBlock(0), existing); // keep bytes past the first 1024
+    System.arraycopy(sb.encode(), 0, block, 0, JournalSuperblock.SIZE);
+    device.write(map.deviceBlock(0), ByteBuffer.wrap(block));
+    superblock = sb;
+  }
+
+  /** Writes log blocks (journal block numbers) through the map, merging contiguous device runs. */
+  void writeLog(long[] journalBlocks, ByteBuffer[] images, int count) throws IOException {
+    int i = 0;
+    while (i < count) {
+      long dev = map.deviceBlock(journalBlocks[i]);
+      int j = i + 1;
+      while (j < count && journalBlocks[j] == journalBlocks[j - 1] + 1 && map.deviceBlock(journalBlocks[j]) == dev + (j - i)) {
+        j++;
+      }
+      ByteBuffer[] run = new ByteBuffer[j - i];
+      for (int k = i; k < j; k++) {
+        run[k - i] = images[k].duplicate().clear();
+      }
+      device.write(dev, run);
+      i = j;
+    }
+  }
+
+  // ---------------------------------------------------------------- abort & lifecycle
+
+  /** Aborts the journal: every later operation fails with {@link JournalAbortedException}. */
+  public void abort(Throwable cause) {
+    stateLock.lock();
+    try {
+      if (abortCause != null) {
+        return;
+      }
+      abortCause = cause;
+      commitWake.signalAll();
+      commitDone.signalAll();
+      transactionUnlocked.signalAll();
+      updatesDone.signalAll();
+      handleJoined.signalAll();
+      spaceFreed.signalAll();
+    } finally {
+      stateLock.unlock();
+    }
+    checkpointer.wake();
+  }
+
+  public boolean isAborted() {
+    return abortCause != null;
+  }
+
+  public Throwable abortCause() {
+    return abortCause;
+  }
+
+  void checkNotAborted() throws JournalAbortedException {
+    Throwable c = abortCause;
+    if (c != null) {
+      throw new JournalAbortedException(device.name(), c);
+    }
+  }
+
+  /**
+   * Stops the threads. With {@code checkpoint}, commits everything, writes every block home and
+   * marks the journal empty; without, commits everything and leaves the log for recovery.
+   */
+  public void shutdown(boolean checkpoint) throws IOException {
+    IOException failure = null;
+    try {
+      forceCommit();
+      if (checkpoint) {
+        checkpointer.checkpointAll();
+        markEmpty();
+      }
+    } catch (IOException e) {
+      failure = e;
+    }
+    stateLock.lock();
+    try {
+      closing = true;
+      commitWake.signalAll();
+    } finally {
+      stateLock.unlock();
+    }
+    checkpointer.stop();
+    joinQuietly(commitThread);
+    joinQuietly(checkpointThread);
+    if (failure != null) {
+      throw failure;
+    }
+    checkNotAborted();
+  }
+
+  /** Checkpoints every committed transaction and marks the journal empty, staying open. */
+  public void checkpointAllAndMarkEmpty() throws IOException {
+    checkpointer.checkpointAll();
+    markEmpty();
+  }
+
+  /** Writes the superblock with {@code s_start = 0}, then flushes. Caller has checkpointed everything. */
+  void markEmpty() throws IOException {
+    checkpointMutex.lock();
+    try {
+      int seq;
+      long head;
+      stateLock.lock();
+      try {
+        boolean idle = (running == null || running.handleCount == 0) && committing == null;
+        listLock.lock();
+        try {
+          idle &= checkpointList.isEmpty();
+        } finally {
+          listLock.unlock();
+        }
+        if (!idle) {
+          return; // handles are active: the log is not empty, and the superblock must keep saying so
+        }
+        seq = nextTid;
+        head = log.head;
+        log.reset(head);
+        tailSequence = seq;
+      } finally {
+        stateLock.unlock();
+      }
+      flushDevice();
+      writeSuperblock(superblock.withTail(seq, 0).withHead(head));
+      flushDevice();
+      superblockClean = true;
+    } finally {
+      checkpointMutex.unlock();
+    }
+  }
+
+  private static void joinQuietly(Thread t) {
+    boolean interrupted = false;
+    while (t.isAlive()) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits on a condition of stateLock, deferring any interrupt (journal waits must not abort halfway). */
+  static void awaitUninterruptibly(Condition c) {
+    c.awaitUninterruptibly();
+  }
+
+  static boolean awaitNanos(Condition c, long nanos) throws InterruptedIOException {
+    try {
+      return c.await(nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting in the journal");
+    }
+  }
+
+  public JournalStats stats() {
+    return stats.snapshot(averageCommitNanos);
+  }
+
+  public LogFormat format() {
+    return format;
+  }
+
+  public int maxTransactionBuffers() {
+    return maxTransactionBuffers;
+  }
+
+  public int maxHandleCredits() {
+    return maxHandleCredits;
+  }
+
+  public BlockDevice device() {
+    return device;
+  }
+}

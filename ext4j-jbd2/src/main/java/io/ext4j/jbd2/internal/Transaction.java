@@ -1,0 +1,74 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.OrderedData;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One jbd2 transaction: the set of buffers and revoke records that commit atomically.
+ *
+ * <p>Guards: fields marked {@code stateLock} change only under {@link JournalEngine}'s state lock;
+ * the buffer lists under its list lock; the rest as noted.
+ */
+final class Transaction {
+  final int tid;
+  final long startNanos;
+  final long expiresNanos;
+
+  volatile TransactionState state = TransactionState.RUNNING; // written under stateLock
+
+  int updates; // stateLock: open handles
+  int outstandingCredits; // stateLock: credits handed out plus the descriptor/commit overhead
+  volatile int handleCount; // written under stateLock; read lock-free by batching policies
+  volatile long lastJoinNanos; // written under stateLock
+  long requestedNanos; // stateLock: first commit request, 0 if none
+  long lockedNanos; // commit thread only
+  long flushNanos; // commit thread only
+  long logStart; // stateLock (set at FLUSH)
+  int reserve; // stateLock: log blocks still to be written while committing
+
+  final AtomicLong maxWaitNanos = new AtomicLong(); // handles' waits to join
+
+  final Set<BufferHead> metadata = new LinkedHashSet<>(); // list lock: dirtied buffers, commit order
+  final Set<BufferHead> reserved = new LinkedHashSet<>(); // list lock: write access, not dirtied
+  final Set<BufferHead> forget = new LinkedHashSet<>(); // list lock: freed buffers whose older checkpoint claims go at commit
+  final Set<BufferHead> checkpoint = new LinkedHashSet<>(); // list lock: committed, not yet written home
+
+  final Set<Long> revoked = new LinkedHashSet<>(); // guarded by itself (synchronized)
+  final ConcurrentLinkedQueue<OrderedData> ordered = new ConcurrentLinkedQueue<>();
+
+  // Commit statistics, commit thread only.
+  int loggedBlocks;
+  int metadataBlocks;
+
+  Transaction(int tid, long startNanos, long expiresNanos) {
+    this.tid = tid;
+    this.startNanos = startNanos;
+    this.expiresNanos = expiresNanos;
+  }
+
+  void addRevoke(long block) {
+    synchronized (revoked) {
+      revoked.add(block);
+    }
+  }
+
+  boolean cancelRevoke(long block) {
+    synchronized (revoked) {
+      return revoked.remove(block);
+    }
+  }
+
+  long[] revokedBlocks() {
+    synchronized (revoked) {
+      return revoked.stream().mapToLong(Long::longValue).toArray();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Transaction[" + Integer.toUnsignedString(tid) + " " + state + "]";
+  }
+}
