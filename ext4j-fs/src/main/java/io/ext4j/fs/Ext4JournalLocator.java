@@ -1,0 +1,167 @@
+package io.ext4j.fs;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.fs.format.Ext4Inode;
+import io.ext4j.fs.format.Ext4Superblock;
+import io.ext4j.fs.format.FileBlockMap;
+import io.ext4j.fs.format.GroupDescriptor;
+import io.ext4j.fs.format.MappedRange;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds the internal jbd2 journal of an ext4 filesystem, and sets or clears its {@code needs_recovery}
+ * flag. Reads only the superblock, one group descriptor, the journal inode and its extent tree.
+ *
+ * <p>The device may use any block size; reads and writes cover the device blocks that hold the bytes
+ * needed. Returned block numbers are filesystem blocks.
+ *
+ * <h2>Durability</h2>
+ * {@link #setNeedsRecovery} writes the device block(s) holding the superblock and does not flush; the
+ * change is durable once the caller's next {@link BlockDevice#flush()} returns.
+ */
+public final class Ext4JournalLocator {
+  private Ext4JournalLocator() {}
+
+  /**
+   * Locates the internal journal.
+   *
+   * @throws Ext4FormatException if the device holds no ext4 filesystem (bad magic), a checksum fails,
+   *     the filesystem has no journal or an external one, the journal inode is not a regular file, or
+   *     its block map has holes or bad pointers; the message names the device and byte offset
+   * @throws UnsupportedOperationException if the descriptors are laid out in a way not read here
+   * @throws IOException if the device fails
+   */
+  public static JournalLocation locate(BlockDevice device) throws IOException {
+    Ext4Superblock sb = readSuperblock(device);
+    String name = device.name();
+    if ((sb.featureIncompat() & Ext4Superblock.INCOMPAT_JOURNAL_DEV) != 0) {
+      throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0x60,
+          "this is an external journal device (journal_dev), not an ext4 filesystem with a journal");
+    }
+    if (!sb.hasJournal()) {
+      throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0x5C,
+          "ext4 filesystem has no journal (has_journal feature is not set)");
+    }
+    if (sb.unknownIncompatFeatures() != 0) {
+      throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0x60,
+          "unsupported incompat features " + Ext4Superblock.incompatNames(sb.unknownIncompatFeatures()));
+    }
+    if (sb.journalInode() == 0) {
+      if (sb.journalDevice() != 0) {
+        throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0xE4, String.format(
+            "the journal is external (s_journal_dev 0x%X, journal UUID %s); only internal journals are supported",
+            sb.journalDevice(), sb.journalUuid()));
+      }
+      throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0xE0, "has_journal is set but s_journal_inum is 0");
+    }
+    Ext4Inode inode = readInode(device, sb, sb.journalInode());
+    if (inode.fileType() != 0x8000) {
+      throw new Ext4FormatException(name, -1, String.format(
+          "journal inode %d is not a regular file (mode 0%o)", inode.number(), inode.mode()));
+    }
+    List<MappedRange> ranges = FileBlockMap.map(name, sb, inode, block -> readFsBlock(device, sb, block));
+    long fileBlocks = Math.ceilDiv(inode.size(), sb.blockSize());
+    List<JournalLocation.Extent> extents = new ArrayList<>();
+    long next = 0;
+    for (MappedRange r : ranges) {
+      if (r.logical() != next || r.uninitialized()) {
+        throw new Ext4FormatException(name, -1, "journal inode " + inode.number() + " has a hole or unwritten extent at journal block "
+            + next + " (next mapped range " + r + ")");
+      }
+      extents.add(new JournalLocation.Extent(r.logical(), r.physical(), r.length()));
+      next += r.length();
+    }
+    if (next < fileBlocks || next == 0) {
+      throw new Ext4FormatException(name, -1, "journal inode " + inode.number() + " maps " + next
+          + " blocks but its size is " + inode.size() + " bytes (" + fileBlocks + " blocks)");
+    }
+    return new JournalLocation(sb, extents);
+  }
+
+  /**
+   * Reads and decodes the superblock at byte 1024.
+   *
+   * @throws Ext4FormatException on a bad magic or checksum, naming the device and byte offset
+   */
+  public static Ext4Superblock readSuperblock(BlockDevice device) throws IOException {
+    long needed = Ext4Superblock.OFFSET + Ext4Superblock.SIZE;
+    if (device.blockCount() * device.blockSize() < needed) {
+      throw new Ext4FormatException(device.name(), 0, "not an ext4 filesystem (device of "
+          + device.blockCount() * device.blockSize() + " bytes is too small for a superblock)");
+    }
+    return Ext4Superblock.decode(device.name(), readBytes(device, Ext4Superblock.OFFSET, Ext4Superblock.SIZE));
+  }
+
+  /**
+   * Rewrites the superblock with {@code needs_recovery} set or cleared and its checksum recomputed.
+   * Not flushed (see Durability).
+   *
+   * @throws Ext4FormatException if the current superblock does not decode
+   */
+  public static void setNeedsRecovery(BlockDevice device, boolean needsRecovery) throws IOException {
+    Ext4Superblock sb = readSuperblock(device);
+    writeBytes(device, Ext4Superblock.OFFSET, sb.withNeedsRecovery(needsRecovery));
+  }
+
+  static Ext4Inode readInode(BlockDevice device, Ext4Superblock sb, long ino) throws IOException {
+    if (ino < 1 || ino > sb.inodesCount()) {
+      throw new Ext4FormatException(device.name(), -1, "inode " + ino + " is outside [1, " + sb.inodesCount() + "]");
+    }
+    long group = (ino - 1) / sb.inodesPerGroup();
+    long index = (ino - 1) % sb.inodesPerGroup();
+    GroupDescriptor gd = readGroupDescriptor(device, sb, group);
+    long at = gd.inodeTable() * sb.blockSize() + index * sb.inodeSize();
+    byte[] bytes = readBytes(device, at, sb.inodeSize());
+    return Ext4Inode.decode(device.name(), at, sb, ino, bytes, 0);
+  }
+
+  static GroupDescriptor readGroupDescriptor(BlockDevice device, Ext4Superblock sb, long group) throws IOException {
+    if (group >= sb.groupCount()) {
+      throw new Ext4FormatException(device.name(), -1, "group " + group + " is outside the " + sb.groupCount() + " groups");
+    }
+    long perBlock = sb.blockSize() / sb.descriptorSize();
+    boolean metaBg = (sb.featureIncompat() & Ext4Superblock.INCOMPAT_META_BG) != 0;
+    if (metaBg && group / perBlock >= sb.firstMetaBg()) {
+      // Meta group m's descriptors sit in the first block after group (m * perBlock)'s superblock
+      // backup; only meta group 0's (group 0 always has the primary superblock) is read here.
+      if (group / perBlock != 0) {
+        throw new UnsupportedOperationException(device.name() + ": reading descriptors of group " + group
+            + " under meta_bg is not supported");
+      }
+    }
+    long at = (sb.firstDataBlock() + 1) * sb.blockSize() + group * sb.descriptorSize();
+    byte[] bytes = readBytes(device, at, sb.descriptorSize());
+    return GroupDescriptor.decode(device.name(), at, sb, group, bytes, 0);
+  }
+
+  static byte[] readFsBlock(BlockDevice device, Ext4Superblock sb, long block) throws IOException {
+    return readBytes(device, block * sb.blockSize(), sb.blockSize());
+  }
+
+  /** Reads {@code length} bytes at byte {@code offset}, through the device blocks that cover them. */
+  static byte[] readBytes(BlockDevice device, long offset, int length) throws IOException {
+    int bs = device.blockSize();
+    long first = offset / bs;
+    long last = (offset + length - 1) / bs;
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact((last - first + 1) * bs));
+    device.read(first, buf);
+    byte[] out = new byte[length];
+    buf.get(Math.toIntExact(offset - first * bs), out);
+    return out;
+  }
+
+  /** Writes {@code bytes} at byte {@code offset}: read-modify-write of the covering device blocks. */
+  static void writeBytes(BlockDevice device, long offset, byte[] bytes) throws IOException {
+    int bs = device.blockSize();
+    long first = offset / bs;
+    long last = (offset + bytes.length - 1) / bs;
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact((last - first + 1) * bs));
+    device.read(first, buf);
+    buf.put(Math.toIntExact(offset - first * bs), bytes);
+    buf.clear();
+    device.write(first, buf);
+  }
+}
