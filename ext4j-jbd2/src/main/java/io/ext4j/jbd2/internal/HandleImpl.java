@@ -77,6 +77,7 @@ public final class HandleImpl implements Handle {
       // before publishing the pointer, so a positive answer is never stale. A negative one takes
       // the slow path.
       if (b.transaction == t || b.nextTransaction == t) {
+        t.cancelRevoke(b.block); // revoked then reused in t: the new image must replay
         return;
       }
     }
@@ -236,8 +237,13 @@ public final class HandleImpl implements Handle {
     revokeBlockCredits = 0;
     revokeRecordsLeft = 0;
     revokesUsed = 0;
-    transaction = null;
-    engine.attach(this, newCredits);
+    try {
+      engine.attach(this, newCredits);
+    } catch (JournalException | RuntimeException failure) {
+      stopped = true; // detached from the old transaction and not attached to a new one
+      engine.currentHandle.remove();
+      throw failure;
+    }
   }
 
   @Override

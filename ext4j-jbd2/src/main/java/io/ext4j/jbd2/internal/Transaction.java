@@ -37,6 +37,7 @@ final class Transaction {
   final Set<BufferHead> checkpoint = new LinkedHashSet<>(); // list lock: committed, not yet written home
 
   final Set<Long> revoked = new LinkedHashSet<>(); // guarded by itself (synchronized)
+  volatile boolean anyRevoked; // set once the first revoke is recorded; lets write access skip cancelRevoke
   final ConcurrentLinkedQueue<OrderedData> ordered = new ConcurrentLinkedQueue<>();
 
   // Commit statistics, commit thread only.
@@ -52,10 +53,14 @@ final class Transaction {
   void addRevoke(long block) {
     synchronized (revoked) {
       revoked.add(block);
+      anyRevoked = true;
     }
   }
 
   boolean cancelRevoke(long block) {
+    if (!anyRevoked) {
+      return false;
+    }
     synchronized (revoked) {
       return revoked.remove(block);
     }

@@ -1,0 +1,54 @@
+package io.ext4j.jbd2.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class Crc32cTest {
+  static final long SEED = Long.getLong("ext4j.seed", System.nanoTime());
+
+  @Test
+  void checkValue_matchesTheStandardOneInverted() {
+    assertThat(Crc32c.update(0xFFFFFFFF, "123456789".getBytes(StandardCharsets.US_ASCII))).isEqualTo(0x1CF96D7C);
+  }
+
+  @Test
+  void fromAllOnes_isTheComplementOfJavaUtilZipCrc32c() {
+    Random r = new Random(SEED);
+    for (int i = 0; i < 300; i++) {
+      byte[] data = new byte[r.nextInt(5000)];
+      r.nextBytes(data);
+      java.util.zip.CRC32C jdk = new java.util.zip.CRC32C();
+      jdk.update(data);
+      assertThat(Crc32c.update(0xFFFFFFFF, data)).as("seed %d, case %d", SEED, i).isEqualTo(~(int) jdk.getValue());
+    }
+  }
+
+  @Test
+  void updateInPieces_equalsUpdateAtOnce_forArraysAndBuffers() {
+    Random r = new Random(SEED);
+    for (int i = 0; i < 300; i++) {
+      byte[] data = new byte[r.nextInt(3000)];
+      r.nextBytes(data);
+      int seed = r.nextInt();
+      int at = data.length == 0 ? 0 : r.nextInt(data.length);
+      int pieces = Crc32c.update(Crc32c.update(seed, data, 0, at), data, at, data.length - at);
+      assertThat(pieces).as("seed %d", SEED).isEqualTo(Crc32c.update(seed, data));
+      assertThat(Crc32c.update(seed, ByteBuffer.wrap(data))).isEqualTo(pieces);
+      assertThat(Crc32c.update(seed, ByteBuffer.allocateDirect(data.length).put(data).flip())).isEqualTo(pieces);
+    }
+  }
+
+  @Test
+  void bigEndianInt_equalsItsFourBytes() {
+    Random r = new Random(SEED);
+    for (int i = 0; i < 1000; i++) {
+      int seed = r.nextInt();
+      int v = r.nextInt();
+      assertThat(Crc32c.updateBigEndianInt(seed, v)).isEqualTo(Crc32c.update(seed, ByteBuffer.allocate(4).putInt(v).array()));
+    }
+  }
+}
