@@ -127,6 +127,9 @@ public final class HandleImpl implements Handle {
         }
         credits--;
         b.modified = true;
+        if (b.transaction != t) {
+          b.freed = false; // forgotten earlier in t while the committing transaction owned it, now reused
+        }
       }
       if (b.transaction == t && b.jlist != BufferHead.JList.METADATA) {
         engine.listLock.lock();

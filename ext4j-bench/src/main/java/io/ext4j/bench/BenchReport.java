@@ -1,0 +1,161 @@
+package io.ext4j.bench;
+
+import io.ext4j.jbd2.JournalStats;
+import java.lang.reflect.RecordComponent;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalDouble;
+
+/**
+ * The benchmark's result: its rows, the journal statistics of the default policy's last run, and
+ * the two renderings — a human table and one JSON object.
+ *
+ * <p>JSON shape: {@code {"seconds":…, "warmupSeconds":…, "blocksPerOp":…, "asyncCommit":…,
+ * "peakHeapBytes":…, "rows":[{"policy":…, "threads":…, "opsPerSec":…, "p50Micros":…, "p99Micros":…,
+ * "handlesPerTransaction":…, "flushesPerSec":…, "default":…}], "defaultPolicyStats":{…}|null}}}.
+ * A baseline row's {@code handlesPerTransaction} is {@code null} (no transactions) and its
+ * {@code flushesPerSec} counts fdatasync calls.
+ *
+ * @param peakHeapBytes the sum of the heap pools' peaks during the run
+ */
+public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows, Optional<JournalStats> defaultPolicyStats,
+    long peakHeapBytes) {
+
+  public BenchReport {
+    rows = List.copyOf(rows);
+  }
+
+  /**
+   * The baseline row a row is compared with: the latest baseline row with the same thread count
+   * measured before it (with each thread count listed once, simply that count's baseline).
+   */
+  public Optional<BenchRow> baselineOf(BenchRow row) {
+    BenchRow found = null;
+    for (BenchRow r : rows) {
+      if (r == row) {
+        break;
+      }
+      if (r.isBaseline() && r.threads() == row.threads()) {
+        found = r;
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /** The human table, then the default policy's journal statistics. */
+  public String formatTable() {
+    StringBuilder s = new StringBuilder();
+    s.append(String.format(Locale.ROOT, "%-20s %7s %10s %9s %9s %10s %10s %8s %9s %9s%n", "policy", "threads", "ops/s",
+        "p50 us", "p99 us", "handles/tx", "flushes/s", "flush/tx", "ops/base", "p50/base"));
+    for (BenchRow r : rows) {
+      Optional<BenchRow> base = baselineOf(r);
+      String opsRatio = base.filter(b -> !r.isBaseline() && b.opsPerSec() > 0)
+          .map(b -> fmt("%.2fx", r.opsPerSec() / b.opsPerSec())).orElse("-");
+      String p50Ratio = base.filter(b -> !r.isBaseline() && b.p50Micros() > 0)
+          .map(b -> fmt("%.2fx", r.p50Micros() / b.p50Micros())).orElse("-");
+      s.append(String.format(Locale.ROOT, "%-20s %7d %10.0f %9.0f %9.0f %10s %10.0f %8s %9s %9s%n",
+          r.policy() + (r.isDefault() ? " *" : ""), r.threads(), r.opsPerSec(), r.p50Micros(), r.p99Micros(),
+          r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
+          r.flushesPerSec(), r.isBaseline() ? "-" : fmt("%.2f", r.flushesPerTransaction()), opsRatio, p50Ratio));
+    }
+    s.append(fmt("(* = default policy; %.1f s measured after %.1f s warmup per row; %d block(s) per handle; "
+        + "async commit %s; ratios against the same run's fdatasync-baseline row; peak heap %d MiB)%n",
+        options.duration().toNanos() / 1e9, options.warmup().toNanos() / 1e9, options.blocksPerOp(),
+        options.journalOptions().asyncCommit() ? "on" : "off", peakHeapBytes >> 20));
+    defaultPolicyStats.ifPresent(st -> {
+      int lastThreads = rows.stream().filter(BenchRow::isDefault).reduce((a, b) -> b).orElseThrow().threads();
+      s.append(fmt("%nJournal statistics, default policy, last run (%d threads; whole run incl. warmup):%n", lastThreads));
+      s.append(st.format());
+    });
+    return s.toString();
+  }
+
+  /** One JSON object (see the class comment), on one line. */
+  public String toJson() {
+    StringBuilder s = new StringBuilder("{");
+    s.append("\"seconds\":").append(num(options.duration().toNanos() / 1e9));
+    s.append(",\"warmupSeconds\":").append(num(options.warmup().toNanos() / 1e9));
+    s.append(",\"blocksPerOp\":").append(options.blocksPerOp());
+    s.append(",\"asyncCommit\":").append(options.journalOptions().asyncCommit());
+    s.append(",\"peakHeapBytes\":").append(peakHeapBytes);
+    s.append(",\"rows\":[");
+    for (int i = 0; i < rows.size(); i++) {
+      BenchRow r = rows.get(i);
+      if (i > 0) {
+        s.append(',');
+      }
+      s.append("{\"policy\":").append(str(r.policy()));
+      s.append(",\"threads\":").append(r.threads());
+      s.append(",\"opsPerSec\":").append(num(r.opsPerSec()));
+      s.append(",\"p50Micros\":").append(num(r.p50Micros()));
+      s.append(",\"p99Micros\":").append(num(r.p99Micros()));
+      s.append(",\"handlesPerTransaction\":").append(num(r.handlesPerTransaction()));
+      s.append(",\"flushesPerSec\":").append(num(r.flushesPerSec()));
+      s.append(",\"default\":").append(r.isDefault());
+      s.append('}');
+    }
+    s.append("],\"defaultPolicyStats\":");
+    if (defaultPolicyStats.isPresent()) {
+      JournalStats st = defaultPolicyStats.get();
+      s.append('{');
+      RecordComponent[] cs = JournalStats.class.getRecordComponents();
+      for (int i = 0; i < cs.length; i++) {
+        if (i > 0) {
+          s.append(',');
+        }
+        Object v;
+        try {
+          v = cs[i].getAccessor().invoke(st);
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+        s.append(str(cs[i].getName())).append(':').append(v instanceof Double d ? num(d) : String.valueOf(v));
+      }
+      s.append('}');
+    } else {
+      s.append("null");
+    }
+    return s.append('}').toString();
+  }
+
+  static String progressLine(BenchRow r) {
+    return fmt("%-20s %3d threads: %8.0f ops/s  p50 %6.0f us  p99 %6.0f us  handles/tx %s  flushes/s %.0f",
+        r.policy(), r.threads(), r.opsPerSec(), r.p50Micros(), r.p99Micros(),
+        r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
+        r.flushesPerSec());
+  }
+
+  private static String fmt(String format, Object... args) {
+    return String.format(Locale.ROOT, format, args);
+  }
+
+  private static String num(double d) {
+    if (Double.isNaN(d) || Double.isInfinite(d)) {
+      return "null";
+    }
+    return fmt("%.3f", d);
+  }
+
+  private static String num(OptionalDouble d) {
+    return d.isPresent() ? num(d.getAsDouble()) : "null";
+  }
+
+  private static String str(String v) {
+    StringBuilder s = new StringBuilder("\"");
+    for (char c : v.toCharArray()) {
+      switch (c) {
+        case '"' -> s.append("\\\"");
+        case '\\' -> s.append("\\\\");
+        default -> {
+          if (c < 0x20) {
+            s.append(fmt("\\u%04x", (int) c));
+          } else {
+            s.append(c);
+          }
+        }
+      }
+    }
+    return s.append('"').toString();
+  }
+}

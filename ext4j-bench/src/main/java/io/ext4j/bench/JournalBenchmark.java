@@ -1,0 +1,213 @@
+package io.ext4j.bench;
+
+import io.ext4j.jbd2.BatchingPolicies;
+import io.ext4j.jbd2.BatchingPolicy;
+import io.ext4j.jbd2.JournalOptions;
+import io.ext4j.jbd2.JournalStats;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The journal benchmark of issue 2 §7: synchronous handles on a jbd2 journal in an image file, for
+ * every batching policy and thread count, beside the same run's kernel bound (N threads doing 4 KiB
+ * {@code pwrite} + {@code fdatasync} on files of their own in the same directory).
+ *
+ * <p>Rows run thread count by thread count: for each count, first the baseline, then each policy,
+ * so a row and its baseline are measured minutes apart at most. Every row has its own warmup and a
+ * fresh journal. See {@link JournalWorkload} and {@link FdatasyncBaseline} for the operations and
+ * the files; {@link BenchReport} for the output.
+ *
+ * <h2>Why async commit</h2>
+ * The journal runs with {@code journal_async_commit} ({@link JournalOptions#asyncCommit()}): the
+ * commit block is written together with the log blocks and one device flush follows, instead of
+ * flush → commit block → flush. Safety then rests on the checksums (journal_checksum_v3): recovery
+ * treats a commit block whose transaction's blocks fail their checksums as the end of the log, and
+ * such a transaction was never acknowledged. One flush per commit is what a synchronous writer pays
+ * with {@code fdatasync} too, so the 1-thread comparison is like for like. The default
+ * {@link Options#journalOptions()} sets it; a template without it measures the two-flush commit.
+ */
+public final class JournalBenchmark {
+  private JournalBenchmark() {}
+
+  /**
+   * What to run. Build with {@link #builder()}; {@link Builder#build()} validates.
+   *
+   * @param directory where the image and baseline files are created (default the current directory)
+   * @param policies batching policies to measure (default: only {@link BatchingPolicies#defaultPolicy()})
+   * @param threads thread counts, in run order (default 1, 2, 4, 8, 16, 32, 64)
+   * @param duration the measured window of each row (default 2 s)
+   * @param warmup the unmeasured lead-in of each row (default 0.5 s)
+   * @param baseline also run the pwrite + fdatasync rows (default true)
+   * @param keep leave the image and baseline files in place afterwards (default false)
+   * @param blocksPerOp blocks each handle modifies, 1 or 2 (default 1)
+   * @param journalOptions the template of every row's journal options; the policy is replaced per row
+   *     (default: {@link JournalOptions#defaults()} with async commit on)
+   */
+  public record Options(
+      Path directory,
+      List<BatchingPolicy> policies,
+      List<Integer> threads,
+      Duration duration,
+      Duration warmup,
+      boolean baseline,
+      boolean keep,
+      int blocksPerOp,
+      JournalOptions journalOptions) {
+
+    public Options {
+      Objects.requireNonNull(directory, "directory");
+      policies = List.copyOf(policies);
+      threads = List.copyOf(threads);
+      Objects.requireNonNull(duration, "duration");
+      Objects.requireNonNull(warmup, "warmup");
+      Objects.requireNonNull(journalOptions, "journalOptions");
+      if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1 || t > 4096)) {
+        throw new IllegalArgumentException("thread counts must be in [1, 4096]: " + threads);
+      }
+      if (policies.isEmpty() && !baseline) {
+        throw new IllegalArgumentException("nothing to run: no policy and no baseline");
+      }
+      if (duration.isNegative() || duration.isZero() || warmup.isNegative()) {
+        throw new IllegalArgumentException("duration must be positive and warmup not negative: " + duration + ", " + warmup);
+      }
+      if (blocksPerOp < 1 || blocksPerOp > 2) {
+        throw new IllegalArgumentException("blocksPerOp must be 1 or 2: " + blocksPerOp);
+      }
+    }
+
+    public static Builder builder() {
+      return new Builder();
+    }
+
+    int maxThreads() {
+      return threads.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+  }
+
+  /** Builds {@link Options}; defaults as documented there. */
+  public static final class Builder {
+    private Path directory = Path.of(".");
+    private List<BatchingPolicy> policies = List.of(BatchingPolicies.defaultPolicy());
+    private List<Integer> threads = List.of(1, 2, 4, 8, 16, 32, 64);
+    private Duration duration = Duration.ofSeconds(2);
+    private Duration warmup = Duration.ofMillis(500);
+    private boolean baseline = true;
+    private boolean keep;
+    private int blocksPerOp = 1;
+    private JournalOptions journalOptions = JournalOptions.builder().asyncCommit(true).build();
+
+    private Builder() {}
+
+    public Builder directory(Path v) {
+      directory = v;
+      return this;
+    }
+
+    public Builder policies(List<BatchingPolicy> v) {
+      policies = v;
+      return this;
+    }
+
+    public Builder threads(List<Integer> v) {
+      threads = v;
+      return this;
+    }
+
+    public Builder duration(Duration v) {
+      duration = v;
+      return this;
+    }
+
+    public Builder warmup(Duration v) {
+      warmup = v;
+      return this;
+    }
+
+    public Builder baseline(boolean v) {
+      baseline = v;
+      return this;
+    }
+
+    public Builder keep(boolean v) {
+      keep = v;
+      return this;
+    }
+
+    public Builder blocksPerOp(int v) {
+      blocksPerOp = v;
+      return this;
+    }
+
+    public Builder journalOptions(JournalOptions v) {
+      journalOptions = v;
+      return this;
+    }
+
+    public Options build() {
+      return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions);
+    }
+  }
+
+  /**
+   * Runs every row and returns the report. {@code progress} receives one line per finished row (the
+   * CLI prints them on stderr). The image and baseline files are removed at the end, even on
+   * failure, unless {@link Options#keep()}.
+   */
+  public static BenchReport run(Options o, Consumer<String> progress) throws Exception {
+    Path dir = o.directory();
+    if (!Files.isDirectory(dir)) {
+      throw new java.nio.file.NoSuchFileException(dir.toString(), null, "not a directory");
+    }
+    List<BenchRow> rows = new ArrayList<>();
+    JournalStats defaultStats = null;
+    resetPeakHeap();
+    try (JournalWorkload journal = o.policies().isEmpty() ? null : JournalWorkload.create(dir, o.maxThreads(), o.keep());
+        FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null) {
+      for (int threads : o.threads()) {
+        if (baseline != null) {
+          BenchRow row = baseline.run(threads, o.warmup(), o.duration());
+          rows.add(row);
+          progress.accept(BenchReport.progressLine(row));
+        }
+        for (BatchingPolicy p : o.policies()) {
+          JournalWorkload.Outcome out = journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), o.warmup(),
+              o.duration());
+          rows.add(out.row());
+          progress.accept(BenchReport.progressLine(out.row()));
+          if (out.row().isDefault()) {
+            defaultStats = out.stats();
+          }
+        }
+      }
+    }
+    return new BenchReport(o, rows, Optional.ofNullable(defaultStats), peakHeapBytes());
+  }
+
+  private static void resetPeakHeap() {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        pool.resetPeakUsage();
+      }
+    }
+  }
+
+  /** The sum of the heap pools' peak usage since the run began (an upper bound of the peak heap). */
+  private static long peakHeapBytes() {
+    long sum = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        sum += pool.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,90 @@
+package io.ext4j.cli;
+
+import io.ext4j.jbd2.JournalLog;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ext4j journal dump IMAGE [--json]}: every transaction in the log, as
+ * {@code debugfs -R "logdump -a"} lists them ({@link JournalLog}). Opens the image read-only.
+ */
+@Command(name = "dump", mixinStandardHelpOptions = true,
+    description = "List the transactions in the journal's log: descriptor and commit blocks, logged blocks, revoked blocks.")
+public final class JournalDumpCommand implements Callable<Integer> {
+  @CommandLine.Mixin
+  JournalTarget target;
+
+  @Option(names = "--json", description = "Print one JSON object: {\"transactions\":[{\"tid\":…,\"blocks\":[…],\"revoked\":[…]}]}.")
+  boolean json;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    JournalLog log;
+    try (JournalTarget.Opened j = target.open(false)) {
+      log = JournalLog.read(j.device(), j.map());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(json ? toJson(log) : toText(log));
+    out.flush();
+    return 0;
+  }
+
+  static String toJson(JournalLog log) {
+    StringBuilder s = new StringBuilder("{\"transactions\":[");
+    String sep = "";
+    for (JournalLog.Transaction t : log.transactions()) {
+      s.append(sep).append("{\"tid\":").append(Integer.toUnsignedString(t.tid()));
+      s.append(",\"committed\":").append(t.committed());
+      s.append(",\"descriptorBlocks\":").append(t.descriptorBlocks());
+      s.append(",\"revokeBlocks\":").append(t.revokeBlocks());
+      s.append(",\"commitBlock\":").append(t.committed() ? Long.toString(t.commitBlock()) : "null");
+      s.append(",\"blocks\":[");
+      String bsep = "";
+      for (JournalLog.TaggedBlock b : t.blocks()) {
+        s.append(bsep).append("{\"fsBlock\":").append(b.fsBlock()).append(",\"journalBlock\":").append(b.journalBlock())
+            .append(",\"flags\":").append(b.flags()).append('}');
+        bsep = ",";
+      }
+      s.append("],\"revoked\":[");
+      String rsep = "";
+      for (JournalLog.RevokedBlock r : t.revoked()) {
+        s.append(rsep).append(r.fsBlock());
+        rsep = ",";
+      }
+      s.append("]}");
+      sep = ",";
+    }
+    return s.append("]}\n").toString().replace(", ", ","); // List.toString separators
+  }
+
+  static String toText(JournalLog log) {
+    StringBuilder s = new StringBuilder();
+    s.append("Journal starts at block ").append(log.superblock().start()).append(", transaction ")
+        .append(Integer.toUnsignedString(log.superblock().sequence())).append('\n');
+    for (JournalLog.Transaction t : log.transactions()) {
+      s.append("Transaction ").append(Integer.toUnsignedString(t.tid()));
+      if (!t.descriptorBlocks().isEmpty()) {
+        s.append(", descriptor blocks ").append(t.descriptorBlocks());
+      }
+      if (!t.revokeBlocks().isEmpty()) {
+        s.append(", revoke blocks ").append(t.revokeBlocks());
+      }
+      s.append(t.committed() ? ", commit block " + t.commitBlock() : ", no commit block").append('\n');
+      for (JournalLog.TaggedBlock b : t.blocks()) {
+        s.append("  FS block ").append(b.fsBlock()).append(" logged at journal block ").append(b.journalBlock())
+            .append(" (flags 0x").append(Integer.toHexString(b.flags())).append(")\n");
+      }
+      for (JournalLog.RevokedBlock r : t.revoked()) {
+        s.append("  Revoke FS block ").append(r.fsBlock()).append(" (revoke block ").append(r.journalBlock()).append(")\n");
+      }
+    }
+    s.append("End of log: ").append(log.endReason()).append('\n');
+    return s.toString();
+  }
+}

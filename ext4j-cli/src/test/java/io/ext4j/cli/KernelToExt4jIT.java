@@ -1,0 +1,179 @@
+package io.ext4j.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ext4j.testkit.KernelFixtures;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Acceptance "Kernel → ext4j" (issue 2, §6): on every kernel power-cut fixture, {@code journal dump
+ * --json} lists exactly what {@code debugfs -R "logdump -a"} lists, and {@code journal recover}
+ * yields the image {@code e2fsck -E journal_only -y} yields.
+ *
+ * <p>The only block that differs after recovery is the one holding the primary ext4 superblock (byte
+ * 1024), and in it only three fields e2fsck sets from its own run: {@code s_wtime} (0x30, the time
+ * of its write), {@code s_kbytes_written} (0x178, it adds what it wrote) and the superblock checksum
+ * (0x3FC) that covers them. The journal superblock, backup superblocks and group descriptors are
+ * identical: both mark the journal empty with {@code s_sequence = end + 1}, {@code s_start = 0} and
+ * the rest of the journal superblock untouched; e2fsck writes only the master superblock.
+ */
+class KernelToExt4jIT {
+  @TempDir
+  static Path dir;
+
+  @BeforeAll
+  static void needsE2fsprogs() {
+    assumeTrue(onPath("debugfs") && onPath("e2fsck"), "e2fsprogs (debugfs, e2fsck) not installed");
+  }
+
+  static Stream<String> fixtures() {
+    return KernelFixtures.names().stream();
+  }
+
+  @ParameterizedTest
+  @MethodSource("fixtures")
+  void dumpJson_listsExactlyWhatDebugfsLogdumpLists(String name) throws Exception {
+    Path img = KernelFixtures.extract(name, dir.resolve("dump-" + name));
+    byte[] before = Files.readAllBytes(img);
+
+    Cli cli = Cli.run("journal", "dump", "--json", img.toString());
+
+    assertThat(cli.exitCode()).as(cli.err()).isZero();
+    Map<Long, Tx> ours = fromJson(cli.out());
+    Map<Long, Tx> theirs = fromLogdump(run(img.getParent(), "debugfs", "-R", "logdump -a", img.toString()));
+    assertThat(theirs).as("debugfs lists transactions").isNotEmpty();
+    assertThat(ours).isEqualTo(theirs);
+    assertThat(Files.readAllBytes(img)).as("dump leaves the image untouched").isEqualTo(before);
+  }
+
+  @ParameterizedTest
+  @MethodSource("fixtures")
+  void recover_yieldsTheImageE2fsckJournalOnlyYields_exceptSuperblockTimeAndCounters(String name) throws Exception {
+    int bs = KernelFixtures.blockSize(name);
+    Path ours = KernelFixtures.extract(name, dir.resolve("ours-" + name));
+    Path theirs = KernelFixtures.extract(name, dir.resolve("theirs-" + name));
+
+    Cli cli = Cli.run("journal", "recover", ours.toString());
+    int e2fsck = exitCode(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
+
+    assertThat(cli.exitCode()).as(cli.err()).isZero();
+    assertThat(cli.out()).contains("Replayed ").contains("Cleared the ext4 needs_recovery flag");
+    assertThat(e2fsck).as("e2fsck exit code").isLessThanOrEqualTo(1);
+    byte[] a = Files.readAllBytes(ours);
+    byte[] b = Files.readAllBytes(theirs);
+    assertThat(a.length).isEqualTo(b.length);
+    long sbBlock = 1024 / bs;
+    List<Long> differing = new ArrayList<>();
+    for (long blk = 0; blk < a.length / bs; blk++) {
+      if (!java.util.Arrays.equals(a, (int) (blk * bs), (int) ((blk + 1) * bs), b, (int) (blk * bs), (int) ((blk + 1) * bs))) {
+        differing.add(blk);
+      }
+    }
+    assertThat(differing).as("blocks that differ from e2fsck's result").isSubsetOf(List.of(sbBlock));
+    List<Integer> fields = new ArrayList<>();
+    for (int off = 0; off < 1024; off++) {
+      if (a[1024 + off] != b[1024 + off]) {
+        fields.add(off);
+      }
+    }
+    assertThat(fields).as("superblock byte offsets that differ")
+        .allSatisfy(off -> assertThat(off).satisfiesAnyOf(
+            o -> assertThat(o).isBetween(0x30, 0x33), // s_wtime
+            o -> assertThat(o).isBetween(0x178, 0x17F), // s_kbytes_written
+            o -> assertThat(o).isBetween(0x3FC, 0x3FF))); // s_checksum
+
+    Cli again = Cli.run("journal", "recover", ours.toString());
+    assertThat(again.exitCode()).isZero();
+    assertThat(again.out()).contains("nothing to replay");
+    assertThat(Files.readAllBytes(ours)).as("a second recover changes nothing").isEqualTo(a);
+  }
+
+  /** A transaction as both listings show it. */
+  record Tx(long tid, List<List<Long>> blocks, List<Long> revoked, boolean committed) {}
+
+  @SuppressWarnings("unchecked")
+  static Map<Long, Tx> fromJson(String json) {
+    Map<String, Object> root = (Map<String, Object>) MiniJson.parse(json);
+    Map<Long, Tx> out = new LinkedHashMap<>();
+    for (Object o : (List<Object>) root.get("transactions")) {
+      Map<String, Object> t = (Map<String, Object>) o;
+      List<List<Long>> blocks = new ArrayList<>();
+      for (Object bo : (List<Object>) t.get("blocks")) {
+        Map<String, Object> b = (Map<String, Object>) bo;
+        blocks.add(List.of((Long) b.get("fsBlock"), (Long) b.get("journalBlock"), (Long) b.get("flags")));
+      }
+      List<Long> revoked = new ArrayList<>();
+      for (Object r : (List<Object>) t.get("revoked")) {
+        revoked.add((Long) r);
+      }
+      long tid = (Long) t.get("tid");
+      out.put(tid, new Tx(tid, blocks, revoked, (Boolean) t.get("committed")));
+    }
+    return out;
+  }
+
+  private static final Pattern FOUND = Pattern.compile("^Found expected sequence (\\d+), type (\\d+) .* at block (\\d+)$");
+  private static final Pattern TAG = Pattern.compile("^  FS block (\\d+) logged at journal block (\\d+) \\(flags 0x([0-9a-f]+)\\)$");
+  private static final Pattern REVOKE = Pattern.compile("^  Revoke FS block (\\d+)$");
+
+  static Map<Long, Tx> fromLogdump(List<String> lines) {
+    Map<Long, Tx> out = new LinkedHashMap<>();
+    long tid = -1;
+    for (String line : lines) {
+      Matcher m;
+      if ((m = FOUND.matcher(line)).matches()) {
+        tid = Long.parseLong(m.group(1));
+        Tx t = out.computeIfAbsent(tid, k -> new Tx(k, new ArrayList<>(), new ArrayList<>(), false));
+        if (m.group(2).equals("2")) {
+          out.put(tid, new Tx(tid, t.blocks(), t.revoked(), true));
+        }
+      } else if ((m = TAG.matcher(line)).matches()) {
+        out.get(tid).blocks().add(List.of(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3), 16)));
+      } else if ((m = REVOKE.matcher(line)).matches()) {
+        out.get(tid).revoked().add(Long.parseLong(m.group(1)));
+      }
+    }
+    return out;
+  }
+
+  static boolean onPath(String tool) {
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (Files.isExecutable(Path.of(d, tool))) {
+        return true;
+      }
+    }
+    return Files.isExecutable(Path.of("/usr/sbin", tool)) || Files.isExecutable(Path.of("/sbin", tool));
+  }
+
+  static List<String> run(Path cwd, String... cmd) throws IOException, InterruptedException {
+    Path log = Files.createTempFile(cwd, "out", ".txt");
+    Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectOutput(log.toFile())
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(String.join(" ", cmd) + " finished").isTrue();
+    List<String> lines = Files.readAllLines(log);
+    Files.delete(log);
+    return lines;
+  }
+
+  static int exitCode(Path cwd, String... cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    return p.exitValue();
+  }
+}
