@@ -56,7 +56,11 @@ public interface Handle extends AutoCloseable {
    */
   boolean extend(int credits) throws JournalException;
 
-  /** Ends this handle's part of its transaction and continues in a new one with {@code credits}. */
+  /**
+   * Ends this handle's part of its transaction, asks for that transaction's commit, and continues with
+   * {@code credits} in the running transaction — as in jbd2, that may still be the same one if its
+   * commit has not locked it yet.
+   */
   void restart(int credits) throws JournalException;
 
   /** Makes {@link #stop()} wait until the transaction is durable (O_SYNC behaviour). */

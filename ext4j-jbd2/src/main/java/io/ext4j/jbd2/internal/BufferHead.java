@@ -27,6 +27,7 @@ final class BufferHead implements JournalBuffer {
   byte[] frozen; // lock: the image the committing transaction logs, when a newer one changed the live data
   byte[] committedData; // lock: undo access
   boolean freed; // lock: forgotten by nextTransaction while the committing one still owned it
+  volatile boolean forgotten; // lock (volatile for the fast path): forgotten by the transaction that now holds it
   Transaction cpTransaction; // list lock: the transaction whose checkpoint must write this block home
 
   BufferHead(long block, byte[] data) {

@@ -150,7 +150,7 @@ final class Checkpointer {
           }
         }
         if (waitFor != null) {
-          e.waitCommit(waitFor);
+          e.commitNowOrWait(waitFor);
         } else {
           e.stateLock.lock();
           try {
@@ -172,6 +172,17 @@ final class Checkpointer {
 
   /** Checkpoints every committed transaction and moves the tail to the head (used at close and flush). */
   void checkpointAll() throws IOException {
+    try {
+      checkpointAllOrThrow();
+    } catch (io.ext4j.jbd2.JournalException ex) {
+      throw ex;
+    } catch (IOException | RuntimeException ex) {
+      e.abort(ex);
+      throw new io.ext4j.jbd2.JournalAbortedException(e.device.name(), ex);
+    }
+  }
+
+  private void checkpointAllOrThrow() throws IOException {
     while (true) {
       e.checkNotAborted();
       Integer waitFor;
@@ -189,7 +200,7 @@ final class Checkpointer {
         e.checkpointMutex.unlock();
       }
       if (waitFor != null) {
-        e.waitCommit(waitFor);
+        e.commitNowOrWait(waitFor);
       }
     }
   }

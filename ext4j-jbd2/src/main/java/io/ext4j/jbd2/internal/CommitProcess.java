@@ -39,46 +39,43 @@ final class CommitProcess {
 
   /** The commit thread's loop. */
   void run() {
-    while (true) {
-      Transaction t = awaitWork();
-      if (t == null) {
-        return;
-      }
+    while (awaitWork()) {
+      e.commitMutex.lock(); // a leader may be committing right now; then there may be nothing left
       try {
-        commit(t);
+        Transaction t = pickWork();
+        if (t != null) {
+          commit(t);
+        }
       } catch (Throwable failure) {
         e.abort(failure);
         return;
+      } finally {
+        e.commitMutex.unlock();
       }
     }
   }
 
-  /** Waits for a commit request or an expired transaction; null when the journal closes or aborts. */
-  private Transaction awaitWork() {
+  /** Waits until a commit is requested or the running transaction expires; false when closing or aborted. */
+  private boolean awaitWork() {
     e.stateLock.lock();
     try {
       while (true) {
         if (e.isAborted()) {
-          return null;
+          return false;
         }
         Transaction r = e.running;
         long now = e.options.clock().nanoTime();
-        if (r != null && e.commitRequest == r.tid) {
-          return r;
-        }
-        if (r != null && r.handleCount > 0 && now - r.expiresNanos >= 0) {
-          e.commitRequest = r.tid;
-          return r;
+        if (r != null && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+          return true;
         }
         if (e.closing && (r == null || r.handleCount == 0)) {
-          return null;
+          return false;
         }
         long wait = r != null && r.handleCount > 0 ? r.expiresNanos - now : e.options.commitInterval().toNanos();
         try {
           JournalEngine.awaitNanos(e.commitWake, Math.max(wait, 1_000_000L));
         } catch (java.io.InterruptedIOException ignored) {
-          // the commit thread is never interrupted by ext4j; keep serving
-          Thread.interrupted();
+          Thread.interrupted(); // the commit thread is never interrupted by ext4j; keep serving
         }
       }
     } finally {
@@ -86,7 +83,26 @@ final class CommitProcess {
     }
   }
 
-  private void commit(Transaction t) throws IOException {
+  /** The running transaction if it was requested or has expired, marking the request; else null. */
+  private Transaction pickWork() {
+    e.stateLock.lock();
+    try {
+      Transaction r = e.running;
+      long now = e.options.clock().nanoTime();
+      if (r != null && r.state == TransactionState.RUNNING
+          && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        e.commitRequest = r.tid;
+        return r;
+      }
+      return null;
+    } finally {
+      e.stateLock.unlock();
+    }
+  }
+
+  /** Commits {@code t}, the running transaction. Caller holds the commit mutex and no handle. */
+  void commit(Transaction t) throws IOException {
+    assert e.commitMutex.isHeldByCurrentThread();
     e.options.batchingPolicy().beforeCommit(e.batchContext(t));
 
     long lockedAt;
@@ -247,11 +263,12 @@ final class CommitProcess {
       long avg = e.averageCommitNanos;
       e.averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
       e.previousCommitHandles = t.handleCount;
-      e.publishCommit(t.tid);
+      e.publishCommit(t);
       e.spaceFreed.signalAll();
     } finally {
       e.stateLock.unlock();
     }
+    JournalEngine.wakeWaiters(t);
     t.state = TransactionState.FINISHED;
     e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();
@@ -334,6 +351,7 @@ final class CommitProcess {
     Transaction next = b.nextTransaction;
     if (next == null) {
       b.jlist = BufferHead.JList.NONE;
+      b.forgotten = false;
       b.transaction = null;
       return;
     }
@@ -352,6 +370,7 @@ final class CommitProcess {
     } finally {
       e.listLock.unlock();
     }
+    b.forgotten = b.freed; // forgotten by next: stays on next's forget list until taken back
     b.freed = false;
     b.transaction = next; // publish the new owner before clearing next (a racing fast path sees one of them)
     b.nextTransaction = null;

@@ -43,19 +43,18 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void getWriteAccess(JournalBuffer buffer) throws JournalException {
-    access(JournalEngine.cast(buffer), false);
+    access(JournalEngine.cast(buffer), false, false);
   }
 
   @Override
   public void getCreateAccess(JournalBuffer buffer) throws JournalException {
-    BufferHead b = JournalEngine.cast(buffer);
-    access(b, false);
+    access(JournalEngine.cast(buffer), false, true);
   }
 
   @Override
   public void getUndoAccess(JournalBuffer buffer) throws JournalException {
     BufferHead b = JournalEngine.cast(buffer);
-    access(b, true);
+    access(b, true, false);
     synchronized (b) {
       if (b.committedData == null) {
         b.committedData = b.data.clone();
@@ -65,47 +64,59 @@ public final class HandleImpl implements Handle {
 
   /**
    * jbd2's do_get_write_access, with its lock-free fast path first. After it returns, the buffer
-   * belongs to this handle's transaction (as owner or as next owner) and its last committed image
-   * is safe from the changes this handle is about to make.
+   * belongs to this handle's transaction (as owner or as next owner), its last committed image is
+   * safe from the changes this handle is about to make, and no revoke of the block is pending in
+   * this transaction.
    */
-  private void access(BufferHead b, boolean undo) throws JournalException {
+  private void access(BufferHead b, boolean undo, boolean create) throws JournalException {
     checkUsable();
     Transaction t = transaction;
     if (engine.options.writeAccessPath() == WriteAccessPath.LOCK_FREE_FAST_PATH && !undo) {
-      // Two volatile (acquire) reads. Once a buffer is attached to T it stays attached until T
-      // commits, and T cannot commit while this handle is open; the writer stored modified/frozen
-      // before publishing the pointer, so a positive answer is never stale. A negative one takes
-      // the slow path.
-      if (b.transaction == t || b.nextTransaction == t) {
-        t.cancelRevoke(b.block); // revoked then reused in t: the new image must replay
+      // Volatile (acquire) reads. Once a buffer is attached to T it stays attached until T
+      // commits, and T cannot commit while this handle is open; writers store modified/frozen
+      // before publishing the pointer, so a positive answer is never stale. A buffer forgotten in
+      // T (freed, perhaps revoked) needs the slow path to be taken back; so does any negative.
+      if ((b.transaction == t || b.nextTransaction == t) && !b.forgotten) {
+        if (create) {
+          t.cancelRevoke(b.block);
+        }
         return;
       }
     }
     synchronized (b) {
       if (b.transaction == t || b.nextTransaction == t) {
-        return;
-      }
-      b.modified = false; // first touch by t
-      if (b.transaction == null) {
-        b.jlist = BufferHead.JList.RESERVED;
-        engine.listLock.lock();
-        try {
-          t.reserved.add(b);
-        } finally {
-          engine.listLock.unlock();
-        }
-        b.transaction = t; // volatile publish, after modified
-      } else {
-        // Owned by the committing transaction. If commit has not taken its image yet, freeze the
-        // current contents for it: t may now change the live data.
-        if (b.frozen == null && b.jlist == BufferHead.JList.METADATA) {
-          b.frozen = b.data.clone();
-        }
+        // Already t's. If t forgot it, it is being reused: dirtyMetadata files it again.
+        b.forgotten = false;
         b.freed = false;
-        b.nextTransaction = t; // volatile publish, after modified and frozen
+      } else {
+        b.modified = false; // first touch by t
+        b.forgotten = false;
+        b.freed = false;
+        if (b.transaction == null) {
+          b.jlist = BufferHead.JList.RESERVED;
+          engine.listLock.lock();
+          try {
+            t.reserved.add(b);
+          } finally {
+            engine.listLock.unlock();
+          }
+          b.transaction = t; // volatile publish, after modified
+        } else {
+          // Owned by the committing transaction. If commit has not taken its image yet, freeze the
+          // current contents for it: t may now change the live data.
+          freezeForCommit(b);
+          b.nextTransaction = t; // volatile publish, after modified and frozen
+        }
       }
     }
     t.cancelRevoke(b.block); // a block journaled again must not stay revoked in t
+  }
+
+  /** Keeps the committing transaction's image if commit has not copied it yet. Caller holds b's monitor. */
+  private static void freezeForCommit(BufferHead b) {
+    if (b.frozen == null && b.jlist == BufferHead.JList.METADATA) {
+      b.frozen = b.data.clone();
+    }
   }
 
   @Override
@@ -129,6 +140,7 @@ public final class HandleImpl implements Handle {
         b.modified = true;
         if (b.transaction != t) {
           b.freed = false; // forgotten earlier in t while the committing transaction owned it, now reused
+          b.forgotten = false;
         }
       }
       if (b.transaction == t && b.jlist != BufferHead.JList.METADATA) {
@@ -141,6 +153,7 @@ public final class HandleImpl implements Handle {
           engine.listLock.unlock();
         }
         b.jlist = BufferHead.JList.METADATA;
+        b.forgotten = false;
       }
       // Owned by the committing transaction with nextTransaction == t: commit refiles it to t.
     }
@@ -152,11 +165,11 @@ public final class HandleImpl implements Handle {
     BufferHead b = JournalEngine.cast(buffer);
     Transaction t = transaction;
     synchronized (b) {
+      if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
+        credits++; // t had charged for it
+      }
+      b.modified = false; // whoever set it, the buffer carries no change of t any more
       if (b.transaction == t) {
-        if (b.modified) {
-          credits++;
-          b.modified = false;
-        }
         engine.listLock.lock();
         try {
           t.metadata.remove(b);
@@ -164,20 +177,21 @@ public final class HandleImpl implements Handle {
           if (b.cpTransaction != null) {
             t.forget.add(b); // t's commit drops the older checkpoint claim
             b.jlist = BufferHead.JList.FORGET;
+            b.forgotten = true;
           } else {
             b.jlist = BufferHead.JList.NONE;
+            b.forgotten = false;
             b.transaction = null;
           }
         } finally {
           engine.listLock.unlock();
         }
       } else if (b.transaction != null) {
-        // The committing transaction owns it: commit files it on t's forget list.
-        if (b.nextTransaction == t && b.modified) {
-          credits++;
-          b.modified = false;
-        }
+        // The committing transaction owns it; its image must not change under it if t reuses the
+        // block. Commit files it on t's forget list.
+        freezeForCommit(b);
         b.freed = true;
+        b.forgotten = true;
         b.nextTransaction = t;
       } else {
         engine.listLock.lock();
@@ -185,6 +199,7 @@ public final class HandleImpl implements Handle {
           if (b.cpTransaction != null) {
             t.forget.add(b);
             b.jlist = BufferHead.JList.FORGET;
+            b.forgotten = true;
             b.transaction = t;
           }
         } finally {
@@ -229,7 +244,7 @@ public final class HandleImpl implements Handle {
       throw new IllegalStateException("restart of a nested handle");
     }
     int oldTid = transaction.tid;
-    engine.detach(this, unusedCredits(), false);
+    engine.detach(this, unusedCredits(), false, true);
     engine.stateLock.lock();
     try {
       engine.requestCommitLocked(oldTid);
@@ -281,9 +296,9 @@ public final class HandleImpl implements Handle {
     if (sync && !engine.isAborted()) {
       engine.options.batchingPolicy().onSyncStop(engine.batchContext(t));
     }
-    engine.detach(this, unusedCredits(), sync);
+    engine.detach(this, unusedCredits(), sync, false);
     if (waitForCommit) {
-      engine.waitCommit(t.tid);
+      engine.commitNowOrWait(t.tid);
     } else {
       engine.checkNotAborted();
     }

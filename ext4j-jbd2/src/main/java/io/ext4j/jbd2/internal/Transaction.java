@@ -39,6 +39,7 @@ final class Transaction {
   final Set<Long> revoked = new LinkedHashSet<>(); // guarded by itself (synchronized)
   volatile boolean anyRevoked; // set once the first revoke is recorded; lets write access skip cancelRevoke
   final ConcurrentLinkedQueue<OrderedData> ordered = new ConcurrentLinkedQueue<>();
+  final ConcurrentLinkedQueue<Thread> waiters = new ConcurrentLinkedQueue<>(); // parked in waitCommit; unparked at publish
 
   // Commit statistics, commit thread only.
   int loggedBlocks;

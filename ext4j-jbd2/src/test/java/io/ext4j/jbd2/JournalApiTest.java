@@ -1,0 +1,505 @@
+package io.ext4j.jbd2;
+
+import static io.ext4j.jbd2.JournalFixtures.MAP;
+import static io.ext4j.jbd2.JournalFixtures.image;
+import static io.ext4j.jbd2.JournalFixtures.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ext4j.block.MemoryBlockDevice;
+import io.ext4j.jbd2.format.JournalHeader;
+import io.ext4j.testkit.RecordingBlockDevice;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The journal's API contract, one behaviour per test: handles and nesting, credits, extend and
+ * restart, forget and revoke, undo access, ordered data, commit queries, tid wraparound, and what
+ * close and closeWithoutCheckpoint leave on disk.
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class JournalApiTest {
+  static final long A = 100;
+  static final long B = 101;
+  static final long C = 102;
+
+  /** No commit or checkpoint happens unless a test asks for it. */
+  static JournalOptions quiet() {
+    return JournalOptions.builder().commitInterval(Duration.ofHours(1)).checkpointInterval(Duration.ofHours(1)).build();
+  }
+
+  static MemoryBlockDevice recover(MemoryBlockDevice dev) throws Exception {
+    MemoryBlockDevice copy = dev.snapshot("recovered");
+    try (Journal j = Journal.open(copy, MAP, quiet())) {
+      assertThat(j.recovery()).isNotNull();
+    }
+    return copy;
+  }
+
+  // ---------------------------------------------------------------- handles
+
+  @Test
+  void syncStop_returnsWithTheTransactionCommitted_andCloseWritesItHome() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] img = image(1, 1, A, false);
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      int tid = JournalFixtures.writeBlock(j, A, img, true);
+      assertThat(j.isCommitted(tid)).isTrue();
+      assertThat(read(dev, A)).as("not written home before a checkpoint").isNotEqualTo(img);
+    }
+    assertThat(read(dev, A)).isEqualTo(img);
+  }
+
+  @Test
+  void plainStop_leavesTheTransactionRunning_untilCompleteTransactionCommitsIt() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      int tid = JournalFixtures.writeBlock(j, A, image(1, 1, A, false), false);
+      assertThat(j.isCommitted(tid)).isFalse();
+      assertThat(j.runningTid()).isEqualTo(tid);
+      j.completeTransaction(tid);
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+  }
+
+  @Test
+  void nestedStart_returnsTheSameHandle_andTheOuterStopEndsIt() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle outer = j.start(2);
+      Handle inner = j.start(5);
+      assertThat(inner).isSameAs(outer);
+      assertThat(inner.credits()).as("a nested start adds no credits").isEqualTo(2);
+      inner.stop();
+      JournalBuffer a = j.buffer(A);
+      outer.getWriteAccess(a); // still usable after the inner stop
+      a.data().put(0, (byte) 7);
+      outer.dirtyMetadata(a);
+      outer.stop();
+      assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
+      Handle next = j.start(1);
+      assertThat(next).as("a start after the outer stop is a new handle").isNotSameAs(outer);
+      next.stop();
+    }
+  }
+
+  @Test
+  void dirtyingMoreDistinctBuffersThanCredits_throwsIllegalStateException_butRedirtyingIsFree() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(2);
+      for (long block : new long[] {A, B}) {
+        JournalBuffer b = j.buffer(block);
+        h.getWriteAccess(b);
+        h.dirtyMetadata(b);
+      }
+      h.dirtyMetadata(j.buffer(A)); // the same buffer again costs nothing
+      assertThat(h.credits()).isZero();
+      JournalBuffer c = j.buffer(C);
+      h.getWriteAccess(c);
+      assertThatThrownBy(() -> h.dirtyMetadata(c)).isInstanceOf(IllegalStateException.class);
+      h.stop();
+    }
+  }
+
+  @Test
+  void startWithMoreCreditsThanAHandleMayHold_throwsIllegalArgumentException() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      assertThatThrownBy(() -> j.start(j.maxHandleCredits() + 1)).isInstanceOf(IllegalArgumentException.class);
+      j.start(j.maxHandleCredits()).stop();
+    }
+  }
+
+  @Test
+  void extend_addsCreditsInTheSameTransaction_andRefusesPastTheHandleMaximum() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThat(h.extend(2)).isTrue();
+      assertThat(h.credits()).isEqualTo(3);
+      assertThat(h.tid()).isEqualTo(tid);
+      assertThat(h.extend(j.maxHandleCredits())).as("beyond the per-handle maximum").isFalse();
+      assertThat(h.credits()).isEqualTo(3);
+      h.stop();
+    }
+  }
+
+  @Test
+  void restart_givesFreshCredits_andLetsTheOldTransactionCommit() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      JournalBuffer a = j.buffer(A);
+      h.getWriteAccess(a);
+      a.data().put(image(1, 1, A, false));
+      h.dirtyMetadata(a);
+      int first = h.tid();
+      h.restart(2);
+      int second = h.tid();
+      int credits = h.credits();
+      h.stop();
+      assertThat(credits).isEqualTo(2);
+      // jbd2 may attach the restarted handle to the old transaction if its commit has not locked it yet
+      assertThat(Tid.geq(second, first)).isTrue();
+      j.waitCommit(first);
+      assertThat(j.isCommitted(first)).isTrue();
+    }
+  }
+
+  @Test
+  void forget_ofABufferTheTransactionModified_refundsItsCredit() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      JournalBuffer a = j.buffer(A);
+      h.getWriteAccess(a);
+      h.dirtyMetadata(a);
+      assertThat(h.credits()).isZero();
+      h.forget(a);
+      assertThat(h.credits()).isEqualTo(1);
+      JournalBuffer b = j.buffer(B);
+      h.getWriteAccess(b);
+      h.dirtyMetadata(b);
+      h.stop();
+    }
+  }
+
+  // ---------------------------------------------------------------- revoke
+
+  @Test
+  void revoke_keepsRecoveryFromReplayingTheOlderCopy() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] base = read(dev, A);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+    Handle h = j.start(0, 1);
+    h.revoke(A);
+    h.setSync(true);
+    h.stop();
+    j.closeWithoutCheckpoint();
+    MemoryBlockDevice copy = dev.snapshot("copy");
+    try (Journal j2 = Journal.open(copy, MAP, quiet())) {
+      assertThat(j2.recovery().revokeHits()).isPositive();
+    }
+    assertThat(read(copy, A)).as("the revoked copy is not replayed").isEqualTo(base);
+  }
+
+  @Test
+  void revokeThenReuse_inALaterTransaction_recoveryReplaysTheNewContent() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] reused = image(3, 3, A, false);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+    Handle h = j.start(0, 1);
+    h.revoke(A);
+    h.setSync(true);
+    h.stop();
+    JournalFixtures.writeBlock(j, A, reused, true);
+    j.closeWithoutCheckpoint();
+    assertThat(read(recover(dev), A)).isEqualTo(reused);
+  }
+
+  @Test
+  void revokeThenWriteAccess_inTheSameHandle_recoveryReplaysTheNewContent() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] reused = image(3, 3, A, false);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true); // committed, not yet home
+    Handle h = j.start(1, 1);
+    h.revoke(A);
+    JournalBuffer a = j.buffer(A);
+    h.getWriteAccess(a);
+    a.data().put(reused);
+    h.dirtyMetadata(a);
+    h.setSync(true);
+    h.stop();
+    j.closeWithoutCheckpoint();
+    assertThat(read(recover(dev), A)).isEqualTo(reused);
+  }
+
+  @Test
+  void revokeThenCreateAccess_inTheSameHandle_recoveryReplaysTheNewContent() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] reused = image(3, 3, A, false);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+    Handle h = j.start(1, 1);
+    h.revoke(A);
+    JournalBuffer a = j.newBuffer(A);
+    h.getCreateAccess(a);
+    a.data().put(reused);
+    h.dirtyMetadata(a);
+    h.setSync(true);
+    h.stop();
+    j.closeWithoutCheckpoint();
+    assertThat(read(recover(dev), A)).isEqualTo(reused);
+  }
+
+  @Test
+  void revokeThenCreateAccess_inTheSameHandle_cleanCloseWritesTheNewContentHome() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] reused = image(3, 3, A, false);
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+      Handle h = j.start(1, 1);
+      h.revoke(A);
+      JournalBuffer a = j.newBuffer(A);
+      h.getCreateAccess(a);
+      a.data().put(reused);
+      h.dirtyMetadata(a);
+      h.setSync(true);
+      h.stop();
+    }
+    assertThat(read(dev, A)).isEqualTo(reused);
+  }
+
+  @Test
+  void revokeThenReuse_inTheSameTransaction_whileTheBlocksOlderTransactionCommits_keepsTheNewContent() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] reused = image(3, 3, A, false);
+    Journal j = Journal.create(dev, MAP, quiet());
+    CountDownLatch committing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Handle h1 = j.start(1);
+    JournalBuffer a = j.buffer(A);
+    h1.getWriteAccess(a);
+    a.data().put(image(1, 1, A, false));
+    h1.dirtyMetadata(a);
+    int first = h1.tid();
+    h1.addOrderedData(() -> { // holds the commit of `first` after it stopped taking handles
+      committing.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    h1.stop();
+    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+      try {
+        j.completeTransaction(first);
+      } catch (JournalException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    assertThat(committing.await(10, TimeUnit.SECONDS)).as("the first transaction began committing").isTrue();
+    Handle h2 = j.start(1, 1);
+    assertThat(h2.tid()).isNotEqualTo(first);
+    h2.revoke(A);
+    h2.getWriteAccess(a);
+    a.data().put(reused);
+    h2.dirtyMetadata(a);
+    int second = h2.tid();
+    h2.stop();
+    release.countDown();
+    commit.get(10, TimeUnit.SECONDS);
+    MemoryBlockDevice afterFirst = dev.snapshot("after-first"); // a crash now: the first transaction only
+    j.completeTransaction(second);
+    assertThat(j.isCommitted(second)).isTrue();
+    j.closeWithoutCheckpoint();
+    assertThat(read(recover(afterFirst), A)).as("the first transaction's image, frozen before the second changed it")
+        .isEqualTo(image(1, 1, A, false));
+    assertThat(read(recover(dev), A)).isEqualTo(reused);
+  }
+
+  // ---------------------------------------------------------------- undo access
+
+  @Test
+  void undoAccess_keepsTheLastCommittedImage_whileTheTransactionChangesTheBuffer() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      byte[] committed = image(1, 1, A, false);
+      byte[] changed = image(2, 2, A, false);
+      JournalFixtures.writeBlock(j, A, committed, true);
+      Handle h = j.start(1);
+      JournalBuffer a = j.buffer(A);
+      h.getUndoAccess(a);
+      a.data().put(changed);
+      h.dirtyMetadata(a);
+      assertThat(bytes(a.committedData())).isEqualTo(committed);
+      assertThat(a.committedData().isReadOnly()).isTrue();
+      h.setSync(true);
+      h.stop();
+      ByteBuffer after = a.committedData();
+      assertThat(after == null ? changed : bytes(after)).as("after the commit, nothing older than what committed").isEqualTo(changed);
+    }
+  }
+
+  @Test
+  void writeAccessWithoutUndo_hasNoCommittedData() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      JournalBuffer b = j.buffer(B);
+      h.getWriteAccess(b);
+      assertThat(b.committedData()).isNull();
+      h.stop();
+    }
+  }
+
+  static byte[] bytes(ByteBuffer b) {
+    byte[] out = new byte[b.remaining()];
+    b.duplicate().get(out);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- ordered data
+
+  @Test
+  void orderedData_isWrittenBeforeTheFlushThatPrecedesTheCommitBlock() throws Exception {
+    MemoryBlockDevice base = JournalFixtures.device("ordered");
+    Journal.format(base, MAP, JournalFixtures.uuid(1), 1);
+    RecordingBlockDevice rec = new RecordingBlockDevice(base);
+    long dataBlock = 500;
+    try (Journal j = Journal.open(rec, MAP, quiet())) {
+      Handle h = j.start(1);
+      JournalBuffer a = j.buffer(A);
+      h.getWriteAccess(a);
+      a.data().put(image(1, 1, A, false));
+      h.dirtyMetadata(a);
+      h.addOrderedData(() -> rec.write(dataBlock, ByteBuffer.wrap(image(9, 9, dataBlock, false))));
+      h.setSync(true);
+      h.stop();
+    }
+    List<RecordingBlockDevice.Event> events = rec.recording().events();
+    long dataSeq = -1;
+    long commitSeq = -1;
+    for (RecordingBlockDevice.Event e : events) {
+      if (e instanceof RecordingBlockDevice.Write w) {
+        if (w.block() == dataBlock && dataSeq < 0) {
+          dataSeq = w.seq();
+        }
+        ByteBuffer bb = ByteBuffer.wrap(w.bytes());
+        if (w.block() > MAP.deviceBlock(0) && bb.getInt(0) == JournalHeader.MAGIC
+            && bb.getInt(4) == JournalHeader.TYPE_COMMIT && commitSeq < 0) {
+          commitSeq = w.seq();
+        }
+      }
+    }
+    assertThat(dataSeq).as("ordered data written").isNotNegative();
+    assertThat(commitSeq).as("commit block written").isGreaterThan(dataSeq);
+    long from = dataSeq;
+    long to = commitSeq;
+    assertThat(events.subList((int) from, (int) to)).as("a flush between the ordered data and the commit block")
+        .anyMatch(e -> e instanceof RecordingBlockDevice.Flush);
+  }
+
+  @Test
+  void asyncCommit_refusesOrderedData() throws Exception {
+    JournalOptions async = quiet().toBuilder().asyncCommit(true).build();
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, async)) {
+      Handle h = j.start(1);
+      assertThatThrownBy(() -> h.addOrderedData(() -> {})).isInstanceOf(UnsupportedOperationException.class);
+      h.stop();
+    }
+  }
+
+  // ---------------------------------------------------------------- commit queries and tids
+
+  @ParameterizedTest
+  @EnumSource(CommittedCheck.class)
+  void isCommitted_isFalseWhileRunning_andTrueOnceCommitted(CommittedCheck check) throws Exception {
+    JournalOptions o = quiet().toBuilder().committedCheck(check).build();
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, o)) {
+      int earlier = JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThat(j.isCommitted(tid)).as("running with an open handle").isFalse();
+      h.stop();
+      assertThat(j.isCommitted(tid)).as("running").isFalse();
+      assertThat(j.isCommitted(earlier)).isTrue();
+      j.completeTransaction(tid);
+      assertThat(j.isCommitted(tid)).isTrue();
+      assertThat(j.isCommitted(earlier)).isTrue();
+    }
+  }
+
+  @Test
+  void lockFreeIsCommitted_ofATidNotYetStarted_isFalse() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      int tid = JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+      assertThat(j.isCommitted(tid + 5)).isFalse();
+    }
+  }
+
+  @Test
+  void tidsWrappingPast2To32_commitCompareAndRecover() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("wrap");
+    int firstTid = -20; // 2^32 - 20
+    Journal.format(dev, MAP, JournalFixtures.uuid(2), firstTid);
+    Journal j = Journal.open(dev, MAP, quiet());
+    int previous = 0;
+    byte[] last = null;
+    boolean crossed = false;
+    for (int i = 0; i < 40; i++) {
+      last = image(1, i, A, false);
+      int tid = JournalFixtures.writeBlock(j, A, last, true);
+      assertThat(j.isCommitted(tid)).isTrue();
+      if (i > 0) {
+        assertThat(Tid.gt(tid, previous)).as("tid %s after %s", Tid.toString(tid), Tid.toString(previous)).isTrue();
+        assertThat(j.isCommitted(previous)).isTrue();
+        crossed |= tid >= 0 && previous < 0;
+      }
+      assertThat(j.isCommitted(tid + 1)).isFalse();
+      previous = tid;
+    }
+    assertThat(crossed).as("tids crossed 2^32").isTrue();
+    j.closeWithoutCheckpoint();
+    MemoryBlockDevice copy = dev.snapshot("copy");
+    try (Journal j2 = Journal.open(copy, MAP, quiet())) {
+      assertThat(j2.recovery().transactionsReplayed()).isEqualTo(40);
+      assertThat(Tid.gt(j2.recovery().nextTid(), previous)).isTrue();
+    }
+    assertThat(read(copy, A)).isEqualTo(last);
+  }
+
+  // ---------------------------------------------------------------- close
+
+  @Test
+  void cleanClose_leavesAnEmptyJournal_andEveryBlockHome() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[][] last = new byte[8][];
+    try (Journal j = Journal.create(dev, MAP, quiet().toBuilder().maxTransactionBuffers(16).build())) {
+      for (int i = 0; i < 300; i++) {
+        int k = i % 8;
+        last[k] = image(1, i, A + k, i % 11 == 0);
+        JournalFixtures.writeBlock(j, A + k, last[k], i % 3 == 0);
+      }
+    }
+    assertThat(JournalFixtures.superblock(dev).start()).as("s_start").isZero();
+    for (int k = 0; k < 8; k++) {
+      assertThat(read(dev, A + k)).as("block %d", A + k).isEqualTo(last[k]);
+    }
+    try (Journal j = Journal.open(dev, MAP, quiet())) {
+      assertThat(j.recovery().clean()).isTrue();
+    }
+  }
+
+  @Test
+  void closeWithoutCheckpoint_thenOpen_replaysEveryTransaction() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    Journal j = Journal.create(dev, MAP, quiet());
+    byte[][] last = new byte[7][];
+    for (int i = 0; i < 50; i++) {
+      int k = i % 7;
+      last[k] = image(1, i, A + k, i % 9 == 0);
+      JournalFixtures.writeBlock(j, A + k, last[k], i % 5 == 0);
+    }
+    j.closeWithoutCheckpoint();
+    assertThat(JournalFixtures.superblock(dev).start()).as("s_start of a journal left for recovery").isNotZero();
+    for (int k = 0; k < 7; k++) {
+      assertThat(read(dev, A + k)).as("block %d not home yet", A + k).isNotEqualTo(last[k]);
+    }
+    MemoryBlockDevice copy = dev.snapshot("copy");
+    try (Journal j2 = Journal.open(copy, MAP, quiet())) {
+      assertThat(j2.recovery().transactionsReplayed()).isPositive();
+      assertThat(j2.recovery().clean()).isFalse();
+    }
+    for (int k = 0; k < 7; k++) {
+      assertThat(read(copy, A + k)).as("block %d", A + k).isEqualTo(last[k]);
+    }
+    assertThat(JournalFixtures.superblock(copy).start()).isZero();
+  }
+}
