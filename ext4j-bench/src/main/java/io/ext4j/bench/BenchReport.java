@@ -59,13 +59,13 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
           r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
           r.flushesPerSec(), r.isBaseline() ? "-" : fmt("%.2f", r.flushesPerTransaction()), opsRatio, p50Ratio));
     }
-    s.append(fmt("(* = default policy; %.1f s measured after %.1f s warmup per row; %d block(s) per handle; "
-        + "async commit %s; ratios against the same run's fdatasync-baseline row; peak heap %d MiB)%n",
-        options.duration().toNanos() / 1e9, options.warmup().toNanos() / 1e9, options.blocksPerOp(),
+    s.append(fmt("(* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s warmup; "
+        + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; peak heap %d MiB)%n",
+        options.duration().toNanos() / 1e9, options.rounds(), options.warmup().toNanos() / 1e9, options.blocksPerOp(),
         options.journalOptions().asyncCommit() ? "on" : "off", peakHeapBytes >> 20));
     defaultPolicyStats.ifPresent(st -> {
       int lastThreads = rows.stream().filter(BenchRow::isDefault).reduce((a, b) -> b).orElseThrow().threads();
-      s.append(fmt("%nJournal statistics, default policy, last run (%d threads; whole run incl. warmup):%n", lastThreads));
+      s.append(fmt("%nJournal statistics, default policy, last slice (%d threads; whole slice incl. warmup):%n", lastThreads));
       s.append(st.format());
     });
     return s.toString();
@@ -75,6 +75,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
   public String toJson() {
     StringBuilder s = new StringBuilder("{");
     s.append("\"seconds\":").append(num(options.duration().toNanos() / 1e9));
+    s.append(",\"rounds\":").append(options.rounds());
     s.append(",\"warmupSeconds\":").append(num(options.warmup().toNanos() / 1e9));
     s.append(",\"blocksPerOp\":").append(options.blocksPerOp());
     s.append(",\"asyncCommit\":").append(options.journalOptions().asyncCommit());

@@ -38,6 +38,33 @@ public record BenchRow(
     return BASELINE.equals(policy);
   }
 
+  /**
+   * One row from the slices of an interleaved measurement (equal windows): rates and handles per
+   * transaction are the slices' means, latencies the median of the slices' percentiles.
+   */
+  public static BenchRow merge(java.util.List<BenchRow> slices) {
+    if (slices.size() == 1) {
+      return slices.getFirst();
+    }
+    BenchRow first = slices.getFirst();
+    OptionalDouble handles = first.handlesPerTransaction().isPresent()
+        ? OptionalDouble.of(slices.stream().mapToDouble(r -> r.handlesPerTransaction().orElse(0)).average().orElse(0))
+        : OptionalDouble.empty();
+    return new BenchRow(first.policy(), first.threads(),
+        slices.stream().mapToDouble(BenchRow::opsPerSec).average().orElse(0),
+        median(slices.stream().mapToDouble(BenchRow::p50Micros).toArray()),
+        median(slices.stream().mapToDouble(BenchRow::p99Micros).toArray()),
+        handles,
+        slices.stream().mapToDouble(BenchRow::flushesPerSec).average().orElse(0),
+        slices.stream().mapToDouble(BenchRow::transactionsPerSec).average().orElse(0),
+        first.isDefault());
+  }
+
+  private static double median(double[] v) {
+    java.util.Arrays.sort(v);
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
   /** Device flushes per committed transaction (1.0 for the baseline). */
   public double flushesPerTransaction() {
     return transactionsPerSec == 0 ? Double.NaN : flushesPerSec / transactionsPerSec;

@@ -51,6 +51,9 @@ public final class JournalBenchmark {
    * @param blocksPerOp blocks each handle modifies, 1 or 2 (default 1)
    * @param journalOptions the template of every row's journal options; the policy is replaced per row
    *     (default: {@link JournalOptions#defaults()} with async commit on)
+   * @param rounds each thread count's rows are measured in this many interleaved slices of
+   *     {@code duration / rounds} — baseline and policies in turn, the order rotating each round —
+   *     so that the drift of a shared machine's disk latency falls on every row alike (default 3)
    */
   public record Options(
       Path directory,
@@ -61,7 +64,8 @@ public final class JournalBenchmark {
       boolean baseline,
       boolean keep,
       int blocksPerOp,
-      JournalOptions journalOptions) {
+      JournalOptions journalOptions,
+      int rounds) {
 
     public Options {
       Objects.requireNonNull(directory, "directory");
@@ -82,6 +86,14 @@ public final class JournalBenchmark {
       if (blocksPerOp < 1 || blocksPerOp > 2) {
         throw new IllegalArgumentException("blocksPerOp must be 1 or 2: " + blocksPerOp);
       }
+      if (rounds < 1 || rounds > 100) {
+        throw new IllegalArgumentException("rounds must be in [1, 100]: " + rounds);
+      }
+    }
+
+    /** The measured window of one slice. */
+    Duration slice() {
+      return duration.dividedBy(rounds);
     }
 
     public static Builder builder() {
@@ -104,8 +116,14 @@ public final class JournalBenchmark {
     private boolean keep;
     private int blocksPerOp = 1;
     private JournalOptions journalOptions = JournalOptions.builder().asyncCommit(true).build();
+    private int rounds = 3;
 
     private Builder() {}
+
+    public Builder rounds(int v) {
+      rounds = v;
+      return this;
+    }
 
     public Builder directory(Path v) {
       directory = v;
@@ -153,7 +171,8 @@ public final class JournalBenchmark {
     }
 
     public Options build() {
-      return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions);
+      return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions,
+          rounds);
     }
   }
 
@@ -173,19 +192,34 @@ public final class JournalBenchmark {
     try (JournalWorkload journal = o.policies().isEmpty() ? null : JournalWorkload.create(dir, o.maxThreads(), o.keep());
         FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null) {
       for (int threads : o.threads()) {
+        // One contender per row; every round runs each once, starting one further along the list.
+        List<String> names = new ArrayList<>();
         if (baseline != null) {
-          BenchRow row = baseline.run(threads, o.warmup(), o.duration());
+          names.add(BenchRow.BASELINE);
+        }
+        o.policies().forEach(p -> names.add(p.name()));
+        java.util.Map<String, List<BenchRow>> slices = new java.util.LinkedHashMap<>();
+        names.forEach(n -> slices.put(n, new ArrayList<>()));
+        for (int round = 0; round < o.rounds(); round++) {
+          for (int k = 0; k < names.size(); k++) {
+            String name = names.get((k + round) % names.size());
+            if (name.equals(BenchRow.BASELINE)) {
+              slices.get(name).add(baseline.run(threads, o.warmup(), o.slice()));
+            } else {
+              BatchingPolicy p = BatchingPolicies.byName(name);
+              JournalWorkload.Outcome out = journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), o.warmup(),
+                  o.slice());
+              slices.get(name).add(out.row());
+              if (out.row().isDefault()) {
+                defaultStats = out.stats();
+              }
+            }
+          }
+        }
+        for (List<BenchRow> parts : slices.values()) {
+          BenchRow row = BenchRow.merge(parts);
           rows.add(row);
           progress.accept(BenchReport.progressLine(row));
-        }
-        for (BatchingPolicy p : o.policies()) {
-          JournalWorkload.Outcome out = journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), o.warmup(),
-              o.duration());
-          rows.add(out.row());
-          progress.accept(BenchReport.progressLine(out.row()));
-          if (out.row().isDefault()) {
-            defaultStats = out.stats();
-          }
         }
       }
     }

@@ -37,8 +37,8 @@ public final class BenchJournalCommand implements Callable<Integer> {
       description = "Unmeasured warmup seconds per row (default: ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--policy", paramLabel = "NAME|all",
-      description = "Batching policy to measure, or all (default: the default policy, adaptive). Known: "
+  @Option(names = "--policy", paramLabel = "NAME[,NAME...]|all",
+      description = "Batching policies to measure (comma-separated), or all (default: the default policy, adaptive). Known: "
           + "none, yield, tick, tick-skip-same, jbd2, adaptive.")
   String policy;
 
@@ -59,6 +59,10 @@ public final class BenchJournalCommand implements Callable<Integer> {
 
   @Option(names = "--sync-commit", description = "Commit with two flushes (no journal_async_commit).")
   boolean syncCommit;
+
+  @Option(names = "--rounds", paramLabel = "R", defaultValue = "3",
+      description = "Interleave each thread count's rows in R slices of S/R seconds, rotating the order (default: ${DEFAULT-VALUE}).")
+  int rounds;
 
   @Option(names = "--json", description = "Print one JSON object instead of the table.")
   boolean json;
@@ -85,7 +89,8 @@ public final class BenchJournalCommand implements Callable<Integer> {
       journal.maxBatchTime(Duration.ofNanos(maxBatchMicros * 1000));
     }
     List<BatchingPolicy> policies = policy == null ? List.of(BatchingPolicies.defaultPolicy())
-        : policy.equalsIgnoreCase("all") ? BatchingPolicies.all() : List.of(BatchingPolicies.byName(policy));
+        : policy.equalsIgnoreCase("all") ? BatchingPolicies.all()
+        : java.util.Arrays.stream(policy.split(",")).map(String::trim).map(BatchingPolicies::byName).toList();
     JournalBenchmark.Options options = JournalBenchmark.Options.builder()
         .directory(dir)
         .policies(policies)
@@ -94,6 +99,7 @@ public final class BenchJournalCommand implements Callable<Integer> {
         .warmup(Duration.ofNanos((long) (warmup * 1e9)))
         .baseline(!noBaseline)
         .keep(keep)
+        .rounds(rounds)
         .blocksPerOp(blocks)
         .journalOptions(journal.build())
         .build();

@@ -43,7 +43,8 @@ public interface BatchContext {
 
   /**
    * Waits until {@code handleCount() >= target}, or {@code nanoTime() >= deadline}, or no handle
-   * joined for {@code quietNanos}; woken early by every join. Returns the handle count at return.
+   * joined for {@code quietNanos}; woken early by the join that reaches the target (other joins do
+   * not wake the waiter: it re-checks the quiet gap on its own timer). Returns the handle count.
    */
   int awaitHandles(int target, long deadlineNanos, long quietNanos);
 }

@@ -10,6 +10,15 @@ import java.util.Locale;
 public final class BatchingPolicies {
   private BatchingPolicies() {}
 
+  /**
+   * The adaptive policy's quiet gap: stop waiting when no handle joined for this long. Released
+   * threads rejoin a few microseconds apart even when they outnumber the cores several times; a gap
+   * much longer than that means the rest are busy elsewhere.
+   */
+  static final long QUIET_FLOOR_NANOS = 20_000L;
+
+  static final long QUIET_CAP_NANOS = 50_000L;
+
   /** No batching: a synchronous stop requests its commit at once. */
   public static final BatchingPolicy NONE = new Named("none") {};
 
@@ -83,7 +92,7 @@ public final class BatchingPolicies {
       if (window <= 0) {
         return;
       }
-      long quiet = Math.max(window / 8, 20_000L);
+      long quiet = Math.min(Math.max(window / 16, QUIET_FLOOR_NANOS), QUIET_CAP_NANOS);
       c.awaitHandles(expected, c.nanoTime() + window, quiet);
     }
   };

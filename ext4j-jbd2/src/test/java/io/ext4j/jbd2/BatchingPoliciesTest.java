@@ -224,7 +224,7 @@ class BatchingPoliciesTest {
     Script s = new Script().joining(3);
     s.previousHandles = 4;
     s.averageCommit = 2 * MS;
-    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 4 for " + MS + " quiet " + MS / 8);
+    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 4 for " + MS + " quiet " + 50 * US);
   }
 
   @Test
@@ -245,11 +245,19 @@ class BatchingPoliciesTest {
   }
 
   @Test
-  void adaptive_deadlineIsClampedToMaxBatch_andTheQuietGapToAnEighthOfIt() {
+  void adaptive_deadlineIsClampedToMaxBatch_andTheQuietGapTo50Microseconds() {
     Script s = new Script();
     s.previousHandles = 10;
     s.averageCommit = 100 * MS;
-    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 10 for " + 15 * MS + " quiet " + 15 * MS / 8);
+    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 10 for " + 15 * MS + " quiet " + 50 * US);
+  }
+
+  @Test
+  void adaptive_quietGapIsASixteenthOfTheWindow_betweenTheBounds() {
+    Script s = new Script();
+    s.previousHandles = 3;
+    s.averageCommit = 1200 * US; // window 600 us
+    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 3 for " + 600 * US + " quiet " + 37_500);
   }
 
   @Test

@@ -194,12 +194,13 @@ final class CommitProcess {
     images[at++] = CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano());
     assert at == total;
 
-    e.writeLog(where, images, total - 1);
-    t.state = TransactionState.COMMIT_JFLUSH;
     if (e.options.asyncCommit()) {
-      e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
+      e.writeLog(where, images, total); // the commit block goes with the rest, in one vectored write when contiguous
+      t.state = TransactionState.COMMIT_JFLUSH;
       e.flushDevice();
     } else {
+      e.writeLog(where, images, total - 1);
+      t.state = TransactionState.COMMIT_JFLUSH;
       e.flushDevice();
       e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
       e.flushDevice();

@@ -82,6 +82,7 @@ final class EngineBatchContext implements BatchContext {
     engine.stateLock.lock();
     try {
       engine.batchWaiters++;
+      transaction.batchTarget = target;
       try {
         while (true) {
           int count = transaction.handleCount;
@@ -101,6 +102,7 @@ final class EngineBatchContext implements BatchContext {
         }
       } finally {
         engine.batchWaiters--;
+        transaction.batchTarget = Integer.MAX_VALUE;
       }
     } finally {
       engine.stateLock.unlock();

@@ -298,7 +298,7 @@ public final class HandleImpl implements Handle {
     }
     engine.detach(this, unusedCredits(), sync, false);
     if (waitForCommit) {
-      engine.commitNowOrWait(t.tid);
+      engine.commitNowOrWait(t.tid, true);
     } else {
       engine.checkNotAborted();
     }

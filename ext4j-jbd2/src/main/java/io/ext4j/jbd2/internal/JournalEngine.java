@@ -190,8 +190,8 @@ public final class JournalEngine {
         long now = options.clock().nanoTime();
         t.lastJoinNanos = now;
         t.maxWaitNanos.accumulateAndGet(now - startWait, Math::max);
-        if (batchWaiters > 0) {
-          handleJoined.signalAll();
+        if (batchWaiters > 0 && t.handleCount >= t.batchTarget) {
+          handleJoined.signalAll(); // only the join that completes the batch wakes the waiter
         }
         h.transaction = t;
         return;
@@ -211,6 +211,10 @@ public final class JournalEngine {
     try {
       if (requestCommit) {
         requestCommitLocked(t.tid, wakeCommitThread);
+        if (!wakeCommitThread) {
+          // The caller will commit or wait next: register as a waiter now, in the same lock hold.
+          t.waiters.add(Thread.currentThread());
+        }
       } else if (options.clock().nanoTime() - t.expiresNanos >= 0) {
         requestCommitLocked(t.tid, true);
       }
@@ -340,14 +344,28 @@ public final class JournalEngine {
    * leader), else waits for the committer. The caller must hold no handle.
    */
   void commitNowOrWait(int tid) throws JournalException {
+    commitNowOrWait(tid, false);
+  }
+
+  /**
+   * As {@link #commitNowOrWait(int)}; {@code registered} says the caller already registered on the
+   * transaction's waiters (a synchronous stop does so while detaching).
+   */
+  void commitNowOrWait(int tid, boolean registered) throws JournalException {
     while (!Tid.geq(commitSequence, tid)) {
       checkNotAborted();
       if (!commitMutex.tryLock()) {
-        stateLock.lock();
-        try {
-          commitWake.signal(); // someone else commits now; the commit thread takes ours next
-        } finally {
-          stateLock.unlock();
+        // Someone commits now. Our request was recorded before this tryLock failed, hence before
+        // the holder's unlock, and every committer looks for pending requests after unlocking
+        // (wakeCommitThreadIfRequested): the commit thread will take ours.
+        if (registered) {
+          while (!Tid.geq(commitSequence, tid) && abortCause == null) {
+            LockSupport.park(this);
+          }
+          if (!Tid.geq(commitSequence, tid)) {
+            checkNotAborted();
+          }
+          return;
         }
         waitCommit(tid);
         return;
@@ -375,7 +393,20 @@ public final class JournalEngine {
         throw new JournalAbortedException(device.name(), failure);
       } finally {
         commitMutex.unlock();
+        wakeCommitThreadIfRequested();
       }
+    }
+  }
+
+  /** After a leader's commit: hands a commit requested meanwhile to the commit thread. */
+  private void wakeCommitThreadIfRequested() {
+    stateLock.lock();
+    try {
+      if (running != null && commitRequest == running.tid) {
+        commitWake.signal();
+      }
+    } finally {
+      stateLock.unlock();
     }
   }
 
