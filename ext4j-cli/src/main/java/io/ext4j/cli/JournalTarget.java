@@ -9,8 +9,6 @@ import io.ext4j.jbd2.JournalMap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -64,10 +62,6 @@ public final class JournalTarget {
       loc = Ext4JournalLocator.locate(probe);
     }
     FileBlockDevice dev = FileBlockDevice.open(image, loc.blockSize(), opts);
-    List<JournalMap.Extent> extents = new ArrayList<>();
-    for (JournalLocation.Extent e : loc.extents()) {
-      extents.add(new JournalMap.Extent(e.logical(), e.physical(), e.length()));
-    }
-    return new Opened(dev, JournalMap.ofExtents(extents), loc);
+    return new Opened(dev, loc.journalMap(), loc);
   }
 }

@@ -1,12 +1,15 @@
-package io.ext4j.cli;
+package io.ext4j.testkit;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A minimal JSON reader for tests (objects, arrays, numbers as Long, strings, booleans, null). */
-final class MiniJson {
+/**
+ * A minimal JSON reader for tests: objects (insertion-ordered maps), arrays, integers as
+ * {@link Long}, other numbers as {@link Double}, strings (with escapes), booleans, null.
+ */
+public final class MiniJson {
   private final String s;
   private int i;
 
@@ -14,7 +17,7 @@ final class MiniJson {
     this.s = s;
   }
 
-  static Object parse(String text) {
+  public static Object parse(String text) {
     MiniJson p = new MiniJson(text);
     Object v = p.value();
     p.ws();
@@ -77,10 +80,27 @@ final class MiniJson {
         }
       }
       case '"' -> {
-        int end = s.indexOf('"', i + 1);
-        String str = s.substring(i + 1, end);
-        i = end + 1;
-        return str;
+        StringBuilder b = new StringBuilder();
+        i++;
+        while (s.charAt(i) != '"') {
+          char d = s.charAt(i++);
+          if (d != '\\') {
+            b.append(d);
+            continue;
+          }
+          char e = s.charAt(i++);
+          switch (e) {
+            case 'u' -> {
+              b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+              i += 4;
+            }
+            case 'n' -> b.append('\n');
+            case 't' -> b.append('\t');
+            default -> b.append(e);
+          }
+        }
+        i++;
+        return b.toString();
       }
       default -> {
         if (s.startsWith("true", i)) {
@@ -96,10 +116,11 @@ final class MiniJson {
           return null;
         }
         int start = i;
-        while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '-')) {
+        while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) {
           i++;
         }
-        return Long.parseLong(s.substring(start, i));
+        String n = s.substring(start, i);
+        return n.matches("-?\\d+") ? (Object) Long.parseLong(n) : (Object) Double.parseDouble(n);
       }
     }
   }
