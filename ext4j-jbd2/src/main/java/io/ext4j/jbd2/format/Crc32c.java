@@ -32,6 +32,22 @@ public final class Crc32c {
 
   /** Continues {@code crc} over {@code len} bytes of {@code b} from {@code off}. */
   public static int update(int crc, byte[] b, int off, int len) {
+    if (len >= INTRINSIC_MIN_LENGTH) {
+      // The register update is linear over GF(2): update(s, D) = update(0, D) ^ shift_n(s), where
+      // shift_n(s) = update(s, n zero bytes). The JDK's (hardware-assisted) CRC32C returns
+      // ~update(~0, D), hence update(s, D) = ~jdk(D) ^ shift_n(s ^ ~0).
+      java.util.zip.CRC32C jdk = new java.util.zip.CRC32C();
+      jdk.update(b, off, len);
+      return ~(int) jdk.getValue() ^ ZeroShift.of(len).apply(crc ^ 0xFFFFFFFF);
+    }
+    return updateTables(crc, b, off, len);
+  }
+
+  /** Below this length the table-driven loop is as fast as the JDK call plus the shift. */
+  static final int INTRINSIC_MIN_LENGTH = 512;
+
+  /** The slicing-by-8 table-driven update (the reference the intrinsic path is tested against). */
+  static int updateTables(int crc, byte[] b, int off, int len) {
     int i = off;
     int end = off + len;
     while (end - i >= 8) {
@@ -49,6 +65,85 @@ public final class Crc32c {
   /** Continues {@code crc} over all of {@code b}. */
   public static int update(int crc, byte[] b) {
     return update(crc, b, 0, b.length);
+  }
+
+  /**
+   * The linear map {@code s -> update(s, n zero bytes)} for one length n, as four byte-indexed
+   * tables. Built from the one-zero-byte operator by repeated squaring (32×32 GF(2) matrices);
+   * cached per length, for the few lengths in use (block sizes, the superblock).
+   */
+  static final class ZeroShift {
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, ZeroShift> CACHE =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int CACHE_LIMIT = 64;
+    private static volatile ZeroShift last = new ZeroShift(0); // the common case: one block size over and over
+    private final int length;
+    private final int[][] tables = new int[4][256];
+
+    private ZeroShift(int n) {
+      this.length = n;
+      int[] op = new int[32]; // column i = image of bit i under one zero byte
+      for (int i = 0; i < 32; i++) {
+        int v = 1 << i;
+        op[i] = (v >>> 8) ^ T[0][v & 0xFF];
+      }
+      int[] result = new int[32]; // the identity
+      for (int i = 0; i < 32; i++) {
+        result[i] = 1 << i;
+      }
+      for (int bits = n; bits != 0; bits >>>= 1) {
+        if ((bits & 1) != 0) {
+          result = compose(op, result);
+        }
+        if ((bits >>> 1) != 0) {
+          op = compose(op, op);
+        }
+      }
+      for (int k = 0; k < 4; k++) {
+        for (int v = 0; v < 256; v++) {
+          tables[k][v] = times(result, v << (8 * k));
+        }
+      }
+    }
+
+    static ZeroShift of(int n) {
+      ZeroShift recent = last;
+      if (recent.length == n) {
+        return recent;
+      }
+      ZeroShift z = CACHE.get(n);
+      if (z == null) {
+        z = new ZeroShift(n);
+        if (CACHE.size() < CACHE_LIMIT) {
+          CACHE.putIfAbsent(n, z);
+        }
+      }
+      last = z;
+      return z;
+    }
+
+    int apply(int s) {
+      return tables[0][s & 0xFF] ^ tables[1][(s >>> 8) & 0xFF] ^ tables[2][(s >>> 16) & 0xFF] ^ tables[3][s >>> 24];
+    }
+
+    private static int times(int[] m, int v) {
+      int r = 0;
+      for (int i = 0; v != 0; i++, v >>>= 1) {
+        if ((v & 1) != 0) {
+          r ^= m[i];
+        }
+      }
+      return r;
+    }
+
+    /** The operator "first b, then a". */
+    private static int[] compose(int[] a, int[] b) {
+      int[] r = new int[32];
+      for (int i = 0; i < 32; i++) {
+        r[i] = times(a, b[i]);
+      }
+      return r;
+    }
   }
 
   /** Continues {@code crc} over the remaining bytes of {@code buf} without moving its position. */

@@ -8,7 +8,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class Crc32cTest {
-  static final long SEED = Long.getLong("ext4j.seed", System.nanoTime());
+  static final long SEED = io.ext4j.testkit.Seeds.seed();
 
   @Test
   void checkValue_matchesTheStandardOneInverted() {
@@ -49,6 +49,20 @@ class Crc32cTest {
       int seed = r.nextInt();
       int v = r.nextInt();
       assertThat(Crc32c.updateBigEndianInt(seed, v)).isEqualTo(Crc32c.update(seed, ByteBuffer.allocate(4).putInt(v).array()));
+    }
+  }
+
+  @Test
+  void seededUpdateOfLongInputs_throughTheJdkAndTheZeroShift_equalsTheTableLoop() {
+    Random r = new Random(SEED);
+    for (int i = 0; i < 400; i++) {
+      int len = Crc32c.INTRINSIC_MIN_LENGTH + r.nextInt(i < 200 ? 9000 : 70_000);
+      byte[] data = new byte[len + 16];
+      r.nextBytes(data);
+      int seed = i % 7 == 0 ? 0xFFFFFFFF : i % 11 == 0 ? 0 : r.nextInt();
+      int off = r.nextInt(16);
+      assertThat(Crc32c.update(seed, data, off, len)).as("seed %d, case %d, length %d", SEED, i, len)
+          .isEqualTo(Crc32c.updateTables(seed, data, off, len));
     }
   }
 }
