@@ -220,7 +220,11 @@ public final class Journal implements AutoCloseable {
     engine.shutdown(false);
   }
 
-  /** Commits, checkpoints everything, marks the journal empty and stops the threads. Does not close the device. */
+  /**
+   * Commits, checkpoints everything, marks the journal empty and stops the threads. Does not close
+   * the device. Every handle must have been stopped: the final commit waits for open handles, as a
+   * jbd2 unmount does. Must not be called by a thread that holds a handle.
+   */
   @Override
   public synchronized void close() throws IOException {
     if (closed) {

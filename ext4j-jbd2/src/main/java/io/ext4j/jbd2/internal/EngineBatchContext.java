@@ -66,8 +66,13 @@ final class EngineBatchContext implements BatchContext {
   public void sleepNanos(long nanos) {
     engine.stats.batchWaits.increment();
     long deadline = System.nanoTime() + nanos;
+    boolean interrupted = false;
     for (long left = nanos; left > 0; left = deadline - System.nanoTime()) {
-      LockSupport.parkNanos(left); // an interrupt only ends one park; the loop finishes the sleep
+      LockSupport.parkNanos(left);
+      interrupted |= Thread.interrupted(); // finish the sleep without spinning; restore the interrupt after
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -333,9 +333,23 @@ public final class JournalEngine {
       }
       // Race: publish may happen between our registration and here; the volatile read below sees it,
       // and a stale unpark only ends a later park early (every park here re-checks its condition).
-      while (!Tid.geq(commitSequence, tid) && abortCause == null) {
-        LockSupport.park(this);
-      }
+      parkUntilCommitted(tid);
+    }
+  }
+
+  /**
+   * Parks until {@code tid} is committed or the journal aborts. Uninterruptible, like jbd2's
+   * commit waits, but an interrupt is kept for the caller (and does not turn the loop into a spin:
+   * park returns at once while the interrupt status is set, so it is cleared here and restored).
+   */
+  private void parkUntilCommitted(int tid) {
+    boolean interrupted = false;
+    while (!Tid.geq(commitSequence, tid) && abortCause == null) {
+      LockSupport.park(this);
+      interrupted |= Thread.interrupted();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -359,9 +373,7 @@ public final class JournalEngine {
         // the holder's unlock, and every committer looks for pending requests after unlocking
         // (wakeCommitThreadIfRequested): the commit thread will take ours.
         if (registered) {
-          while (!Tid.geq(commitSequence, tid) && abortCause == null) {
-            LockSupport.park(this);
-          }
+          parkUntilCommitted(tid);
           if (!Tid.geq(commitSequence, tid)) {
             checkNotAborted();
           }

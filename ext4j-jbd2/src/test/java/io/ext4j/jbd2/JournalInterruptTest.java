@@ -1,0 +1,64 @@
+package io.ext4j.jbd2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ext4j.block.MemoryBlockDevice;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Journal waits are uninterruptible (as jbd2's) but keep the caller's interrupt status. */
+class JournalInterruptTest {
+
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void syncStop_byAnInterruptedThread_commitsAndKeepsTheInterrupt() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("interrupt");
+    JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1))
+        .batchingPolicy(BatchingPolicies.JBD2).minBatchTime(Duration.ofMillis(2)).build();
+    try (Journal j = Journal.create(dev, JournalFixtures.MAP, o)) {
+      // A second handle makes the jbd2 policy sleep (the caller is not the last sync writer).
+      Handle warm = j.start(1);
+      warm.setSync(true);
+      warm.stop();
+      int tid;
+      Thread.currentThread().interrupt();
+      try {
+        Handle h = j.start(1);
+        JournalBuffer b = j.buffer(100);
+        h.getWriteAccess(b);
+        b.data().put(0, (byte) 7);
+        h.dirtyMetadata(b);
+        h.setSync(true);
+        tid = h.tid();
+        h.stop();
+        assertThat(Thread.currentThread().isInterrupted()).as("interrupt status kept").isTrue();
+      } finally {
+        Thread.interrupted();
+      }
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+    assertThat(dev.block(100)[0]).isEqualTo((byte) 7);
+  }
+
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void waitCommit_byAnInterruptedThread_returnsOnceCommittedAndKeepsTheInterrupt() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("interrupt-wait"), JournalFixtures.MAP, JournalApiTest.quiet())) {
+      Handle h = j.start(1);
+      JournalBuffer b = j.buffer(101);
+      h.getWriteAccess(b);
+      h.dirtyMetadata(b);
+      int tid = h.tid();
+      h.stop();
+      Thread.currentThread().interrupt();
+      try {
+        j.completeTransaction(tid);
+        assertThat(Thread.currentThread().isInterrupted()).isTrue();
+      } finally {
+        Thread.interrupted();
+      }
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+  }
+}
