@@ -458,7 +458,7 @@ public final class JournalEngine {
     commitNowOrWait(target);
   }
 
-  /** The running transaction's tid, or -1 bits... Returns null when none. */
+  /** The running transaction's tid, or null when no transaction runs. */
   public Integer runningTid() {
     stateLock.lock();
     try {
