@@ -243,14 +243,7 @@ public final class HandleImpl implements Handle {
     if (ref != 1) {
       throw new IllegalStateException("restart of a nested handle");
     }
-    int oldTid = transaction.tid;
-    engine.detach(this, unusedCredits(), false, true);
-    engine.stateLock.lock();
-    try {
-      engine.requestCommitLocked(oldTid);
-    } finally {
-      engine.stateLock.unlock();
-    }
+    engine.detach(this, unusedCredits(), true, true); // and ask the commit thread to commit the old transaction
     credits = newCredits;
     revokeBlockCredits = 0;
     revokeRecordsLeft = 0;
