@@ -81,13 +81,8 @@ public final class JournalSuperblock {
       throw new JournalCorruptException(device, 0, "superblock log start", "s_start " + start + " not in [" + first + ", " + maxLen + ")");
     }
     if (sb.isV2()) {
-      int unknownIncompat = sb.featureIncompat() & ~JournalFeature.SUPPORTED_INCOMPAT;
-      if (unknownIncompat != 0) {
-        throw new UnsupportedJournalFeatureException(device, featureName(JournalFeature.Kind.INCOMPAT, unknownIncompat));
-      }
-      if (sb.featureRoCompat() != 0) {
-        throw new UnsupportedJournalFeatureException(device, featureName(JournalFeature.Kind.RO_COMPAT, sb.featureRoCompat()));
-      }
+      // Checksum before features (as jbd2: journal_check_superblock, then the feature test at
+      // load): a flipped bit in a feature word is corruption, not an unknown feature.
       boolean v2 = sb.has(JournalFeature.CSUM_V2);
       boolean v3 = sb.has(JournalFeature.CSUM_V3);
       if (v2 && v3) {
@@ -104,6 +99,13 @@ public final class JournalSuperblock {
         if (expected != sb.storedChecksum()) {
           throw JournalCorruptException.mismatch(device, 0, "superblock checksum", expected, sb.storedChecksum());
         }
+      }
+      int unknownIncompat = sb.featureIncompat() & ~JournalFeature.SUPPORTED_INCOMPAT;
+      if (unknownIncompat != 0) {
+        throw new UnsupportedJournalFeatureException(device, featureName(JournalFeature.Kind.INCOMPAT, unknownIncompat));
+      }
+      if (sb.featureRoCompat() != 0) {
+        throw new UnsupportedJournalFeatureException(device, featureName(JournalFeature.Kind.RO_COMPAT, sb.featureRoCompat()));
       }
     }
     return sb;
