@@ -43,17 +43,17 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void getWriteAccess(JournalBuffer buffer) throws JournalException {
-    access(JournalEngine.cast(buffer), false, false);
+    access(BufferCache.cast(buffer), false, false);
   }
 
   @Override
   public void getCreateAccess(JournalBuffer buffer) throws JournalException {
-    access(JournalEngine.cast(buffer), false, true);
+    access(BufferCache.cast(buffer), false, true);
   }
 
   @Override
   public void getUndoAccess(JournalBuffer buffer) throws JournalException {
-    BufferHead b = JournalEngine.cast(buffer);
+    BufferHead b = BufferCache.cast(buffer);
     access(b, true, false);
     synchronized (b) {
       if (b.committedData == null) {
@@ -122,7 +122,7 @@ public final class HandleImpl implements Handle {
   @Override
   public void dirtyMetadata(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = JournalEngine.cast(buffer);
+    BufferHead b = BufferCache.cast(buffer);
     Transaction t = transaction;
     if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
       return; // acquire read of the pointer first, then modified: both were set by t's writers
@@ -162,7 +162,7 @@ public final class HandleImpl implements Handle {
   @Override
   public void forget(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = JournalEngine.cast(buffer);
+    BufferHead b = BufferCache.cast(buffer);
     Transaction t = transaction;
     synchronized (b) {
       if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
@@ -218,7 +218,7 @@ public final class HandleImpl implements Handle {
     revokeRecordsLeft--;
     revokesUsed++;
     transaction.addRevoke(block);
-    BufferHead b = engine.cache.get(block);
+    BufferHead b = engine.cache.cached(block);
     if (b != null) {
       forget(b);
     }

@@ -4,7 +4,6 @@ import io.ext4j.block.BlockDevice;
 import io.ext4j.jbd2.BatchContext;
 import io.ext4j.jbd2.CommittedCheck;
 import io.ext4j.jbd2.JournalAbortedException;
-import io.ext4j.jbd2.JournalBuffer;
 import io.ext4j.jbd2.JournalException;
 import io.ext4j.jbd2.JournalMap;
 import io.ext4j.jbd2.JournalOptions;
@@ -16,7 +15,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
@@ -79,7 +77,7 @@ public final class JournalEngine {
   volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2)
   private volatile Throwable abortCause; // first failure wins, under stateLock
 
-  final ConcurrentHashMap<Long, BufferHead> cache = new ConcurrentHashMap<>();
+  final BufferCache cache;
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
   final StatsCollector stats;
   final CommitProcess commitProcess;
@@ -114,6 +112,7 @@ public final class JournalEngine {
     this.commitSequence = nextTid - 1;
     this.tailSequence = nextTid;
     this.stats = new StatsCollector(maxTransactionBuffers);
+    this.cache = new BufferCache(device);
     this.superblock = sb;
     writeSuperblock(sb);
     flushDevice();
@@ -480,35 +479,12 @@ public final class JournalEngine {
 
   /** The cached buffer of {@code block}, read from the device on first use. */
   public BufferHead buffer(long block) throws IOException {
-    BufferHead b = cache.get(block);
-    if (b != null) {
-      return b;
-    }
-    checkHomeBlock(block);
-    byte[] data = new byte[device.blockSize()];
-    device.read(block, ByteBuffer.wrap(data));
-    BufferHead fresh = new BufferHead(block, data);
-    BufferHead raced = cache.putIfAbsent(block, fresh);
-    return raced == null ? fresh : raced;
+    return cache.read(block);
   }
 
   /** The cached buffer of {@code block}, zero-filled and not read if not cached. */
   public BufferHead newBuffer(long block) throws IOException {
-    checkHomeBlock(block);
-    return cache.computeIfAbsent(block, b -> new BufferHead(b, new byte[device.blockSize()]));
-  }
-
-  private void checkHomeBlock(long block) throws IOException {
-    if (block < 0 || block >= device.blockCount()) {
-      throw new io.ext4j.block.BlockOutOfRangeException(device.name(), block, 1, device.blockCount());
-    }
-  }
-
-  static BufferHead cast(JournalBuffer b) {
-    if (b instanceof BufferHead bh) {
-      return bh;
-    }
-    throw new IllegalArgumentException("not a buffer of this journal: " + b);
+    return cache.create(block);
   }
 
   // ---------------------------------------------------------------- I/O helpers
