@@ -329,6 +329,26 @@ class JournalApiTest {
   }
 
   @Test
+  void committedData_afterItsCommit_isNotOverwrittenByLaterCommits() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      byte[] first = image(3, 1, A, false);
+      Handle h = j.start(1);
+      JournalBuffer a = j.buffer(A);
+      h.getUndoAccess(a);
+      a.data().put(first);
+      h.dirtyMetadata(a);
+      h.setSync(true);
+      h.stop();
+      assertThat(bytes(a.committedData())).isEqualTo(first);
+      // Later commits of other blocks (and of block A's magic-escaped twin) must not reuse that image.
+      for (int i = 0; i < 8; i++) {
+        JournalFixtures.writeBlock(j, B, image(4, i, B, i % 2 == 0), true);
+      }
+      assertThat(bytes(a.committedData())).isEqualTo(first);
+    }
+  }
+
+  @Test
   void writeAccessWithoutUndo_hasNoCommittedData() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle h = j.start(1);

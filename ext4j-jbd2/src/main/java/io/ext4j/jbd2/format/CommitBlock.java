@@ -38,7 +38,13 @@ public final class CommitBlock {
   public record Commit(int tid, long commitSeconds, int commitNanos, Check check) {}
 
   public static ByteBuffer encode(LogFormat f, int tid, long seconds, int nanos) {
-    ByteBuffer b = ByteBuffer.allocate(f.blockSize()).order(ByteOrder.BIG_ENDIAN);
+    return encode(f, tid, seconds, nanos, new byte[f.blockSize()]);
+  }
+
+  /** {@link #encode(LogFormat, int, long, int)} into {@code block} (one block long; overwritten whole). */
+  public static ByteBuffer encode(LogFormat f, int tid, long seconds, int nanos, byte[] block) {
+    java.util.Arrays.fill(block, (byte) 0);
+    ByteBuffer b = ByteBuffer.wrap(block, 0, f.blockSize()).order(ByteOrder.BIG_ENDIAN);
     JournalHeader.put(b, JournalHeader.TYPE_COMMIT, tid);
     b.putLong(0x30, seconds).putInt(0x38, nanos);
     if (f.checksummed()) {

@@ -30,10 +30,16 @@ public final class DescriptorBlock {
    * SAME_UUID and LAST_TAG flags are set here; the tags' own flags contribute ESCAPE.
    */
   public static ByteBuffer encode(LogFormat f, int tid, List<BlockTag> tags) {
+    return encode(f, tid, tags, new byte[f.blockSize()]);
+  }
+
+  /** {@link #encode(LogFormat, int, List)} into {@code block} (one block long; overwritten whole). */
+  public static ByteBuffer encode(LogFormat f, int tid, List<BlockTag> tags, byte[] block) {
     if (tags.isEmpty() || tags.size() > f.tagsPerDescriptor()) {
       throw new IllegalArgumentException(tags.size() + " tags; a descriptor holds 1.." + f.tagsPerDescriptor());
     }
-    ByteBuffer b = ByteBuffer.allocate(f.blockSize()).order(ByteOrder.BIG_ENDIAN);
+    java.util.Arrays.fill(block, (byte) 0);
+    ByteBuffer b = ByteBuffer.wrap(block, 0, f.blockSize()).order(ByteOrder.BIG_ENDIAN);
     JournalHeader.put(b, JournalHeader.TYPE_DESCRIPTOR, tid);
     int pos = JournalHeader.SIZE;
     for (int i = 0; i < tags.size(); i++) {
