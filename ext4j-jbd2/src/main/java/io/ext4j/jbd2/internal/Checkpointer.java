@@ -259,6 +259,9 @@ final class Checkpointer {
     return null;
   }
 
+  /** A buffer and the committed image copied from it for its home write. */
+  private record HomeWrite(BufferHead buffer, byte[] image) {}
+
   /**
    * Writes home what can be written of the oldest checkpoint transaction and drops it when done.
    * Caller holds checkpointMutex. Returns whether anything was written or dropped.
@@ -281,8 +284,7 @@ final class Checkpointer {
     } finally {
       e.listLock.unlock();
     }
-    List<BufferHead> written = new ArrayList<>();
-    List<byte[]> images = new ArrayList<>();
+    List<HomeWrite> written = new ArrayList<>();
     for (BufferHead b : buffers) {
       synchronized (b) {
         boolean mine;
@@ -295,27 +297,23 @@ final class Checkpointer {
         if (!mine || b.transaction != null) {
           continue; // moved on, or a newer transaction owns it: its commit will claim it
         }
-        written.add(b);
-        images.add(b.data.clone());
+        written.add(new HomeWrite(b, b.data.clone()));
       }
     }
     if (written.isEmpty()) {
       return false;
     }
-    Integer[] order = new Integer[written.size()];
-    for (int i = 0; i < order.length; i++) {
-      order[i] = i;
-    }
-    java.util.Arrays.sort(order, Comparator.comparingLong(i -> written.get(i).block));
-    for (int i : order) {
-      e.device.write(written.get(i).block, ByteBuffer.wrap(images.get(i)));
+    written.sort(Comparator.comparingLong(w -> w.buffer().block));
+    for (HomeWrite w : written) {
+      e.device.write(w.buffer().block, ByteBuffer.wrap(w.image()));
     }
     e.flushDevice();
     e.stats.homeWrites.add(written.size());
     e.stats.checkpointRounds.increment();
     e.listLock.lock();
     try {
-      for (BufferHead b : written) {
+      for (HomeWrite w : written) {
+        BufferHead b = w.buffer();
         if (b.cpTransaction == c) {
           c.checkpoint.remove(b);
           b.cpTransaction = null;

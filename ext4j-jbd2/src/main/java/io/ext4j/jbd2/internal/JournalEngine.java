@@ -289,10 +289,6 @@ public final class JournalEngine {
     }
   }
 
-  int commitSequence() {
-    return commitSequence;
-  }
-
   /**
    * Publishes {@code t} as committed: its commit block is durable. Caller holds stateLock; the
    * waiters are unparked by {@link #wakeWaiters} after the lock is released.
@@ -496,11 +492,7 @@ public final class JournalEngine {
 
   /** Writes the superblock image to journal block 0 (no flush). Caller holds checkpointMutex or is constructing. */
   void writeSuperblock(JournalSuperblock sb) throws IOException {
-    byte[] block = new byte[device.blockSize()];
-    ByteBuffer existing = ByteBuffer.wrap(block);
-    device.read(map.deviceBlock(0), existing); // keep bytes past the first 1024
-    System.arraycopy(sb.encode(), 0, block, 0, JournalSuperblock.SIZE);
-    device.write(map.deviceBlock(0), ByteBuffer.wrap(block));
+    LogBlocks.writeSuperblock(device, map, sb);
     superblock = sb;
   }
 
@@ -509,8 +501,9 @@ public final class JournalEngine {
     int i = 0;
     while (i < count) {
       long dev = map.deviceBlock(journalBlocks[i]);
+      long contiguous = map.contiguousRun(journalBlocks[i], count - i);
       int j = i + 1;
-      while (j < count && journalBlocks[j] == journalBlocks[j - 1] + 1 && map.deviceBlock(journalBlocks[j]) == dev + (j - i)) {
+      while (j < count && j - i < contiguous && journalBlocks[j] == journalBlocks[j - 1] + 1) {
         j++;
       }
       ByteBuffer[] run = new ByteBuffer[j - i];

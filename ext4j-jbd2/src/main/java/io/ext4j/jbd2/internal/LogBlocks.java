@@ -36,6 +36,19 @@ public final class LogBlocks {
     this.last = sb.maxLen();
   }
 
+  /**
+   * Writes {@code sb} over the first 1024 bytes of journal block 0, keeping the rest of the block
+   * (the one way ext4j writes an existing journal's superblock). Does not flush.
+   */
+  public static void writeSuperblock(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
+    long home = map.deviceBlock(0);
+    ByteBuffer block = ByteBuffer.allocate(device.blockSize());
+    device.read(home, block);
+    block.clear();
+    block.put(0, sb.encode());
+    device.write(home, block);
+  }
+
   /** The device name, for messages. */
   public String deviceName() {
     return device.name();

@@ -62,9 +62,4 @@ final class LogSpace {
     }
     return freed;
   }
-
-  /** The successor of {@code block} in the log. */
-  long wrap(long block) {
-    return block >= last ? block - (last - first) : block;
-  }
 }

@@ -147,12 +147,7 @@ public final class Recovery {
   public static JournalSuperblock markEmpty(BlockDevice device, JournalMap map, JournalSuperblock sb, int nextTid)
       throws IOException {
     JournalSuperblock clean = sb.withTail(nextTid, 0);
-    long home = map.deviceBlock(0);
-    ByteBuffer block = ByteBuffer.allocate(device.blockSize());
-    device.read(home, block);
-    block.clear();
-    block.put(0, clean.encode());
-    device.write(home, block);
+    LogBlocks.writeSuperblock(device, map, clean);
     device.flush();
     return clean;
   }
