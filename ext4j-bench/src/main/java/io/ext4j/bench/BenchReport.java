@@ -13,9 +13,11 @@ import java.util.OptionalDouble;
  *
  * <p>JSON shape: {@code {"seconds":…, "warmupSeconds":…, "blocksPerOp":…, "asyncCommit":…,
  * "peakHeapBytes":…, "rows":[{"policy":…, "threads":…, "opsPerSec":…, "p50Micros":…, "p99Micros":…,
- * "handlesPerTransaction":…, "flushesPerSec":…, "default":…}], "defaultPolicyStats":{…}|null}}}.
- * A baseline row's {@code handlesPerTransaction} is {@code null} (no transactions) and its
- * {@code flushesPerSec} counts fdatasync calls.
+ * "handlesPerTransaction":…, "flushesPerSec":…, "default":…, "deviceFlushesPerSec":…}],
+ * "defaultPolicyStats":{…}|null}}}. A baseline row's {@code handlesPerTransaction} is {@code null}
+ * (no transactions) and its {@code flushesPerSec} counts fdatasync calls; {@code deviceFlushesPerSec}
+ * is what the disk really did (see {@link BenchRow#deviceFlushesPerSec()}), {@code null} where the
+ * kernel does not count it.
  *
  * @param peakHeapBytes the sum of the heap pools' peaks during the run
  */
@@ -46,23 +48,30 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
   /** The human table, then the default policy's journal statistics. */
   public String formatTable() {
     StringBuilder s = new StringBuilder();
-    s.append(String.format(Locale.ROOT, "%-20s %7s %10s %9s %9s %10s %10s %8s %9s %9s%n", "policy", "threads", "ops/s",
-        "p50 us", "p99 us", "handles/tx", "flushes/s", "flush/tx", "ops/base", "p50/base"));
+    s.append(String.format(Locale.ROOT, "%-20s %7s %10s %9s %9s %10s %10s %8s %10s %9s %9s %9s%n", "policy", "threads",
+        "ops/s", "p50 us", "p99 us", "handles/tx", "flushes/s", "flush/tx", "disk fl/s", "ops/dfl", "ops/base",
+        "p50/base"));
     for (BenchRow r : rows) {
       Optional<BenchRow> base = baselineOf(r);
       String opsRatio = base.filter(b -> !r.isBaseline() && b.opsPerSec() > 0)
           .map(b -> fmt("%.2fx", r.opsPerSec() / b.opsPerSec())).orElse("-");
       String p50Ratio = base.filter(b -> !r.isBaseline() && b.p50Micros() > 0)
           .map(b -> fmt("%.2fx", r.p50Micros() / b.p50Micros())).orElse("-");
-      s.append(String.format(Locale.ROOT, "%-20s %7d %10.0f %9.0f %9.0f %10s %10.0f %8s %9s %9s%n",
+      s.append(String.format(Locale.ROOT, "%-20s %7d %10.0f %9.0f %9.0f %10s %10.0f %8s %10s %9s %9s %9s%n",
           r.policy() + (r.isDefault() ? " *" : ""), r.threads(), r.opsPerSec(), r.p50Micros(), r.p99Micros(),
           r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
-          r.flushesPerSec(), r.isBaseline() ? "-" : fmt("%.2f", r.flushesPerTransaction()), opsRatio, p50Ratio));
+          r.flushesPerSec(), r.isBaseline() ? "-" : fmt("%.2f", r.flushesPerTransaction()),
+          r.deviceFlushesPerSec().isPresent() ? fmt("%.0f", r.deviceFlushesPerSec().getAsDouble()) : "-",
+          r.opsPerDeviceFlush().isPresent() ? fmt("%.2f", r.opsPerDeviceFlush().getAsDouble()) : "-", opsRatio,
+          p50Ratio));
     }
     s.append(fmt("(* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s warmup; "
-        + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; peak heap %d MiB)%n",
+        + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; "
+        + "disk fl/s = flushes the disk completed (all processes), ops/dfl = operations per such flush; "
+        + "JIT warmup %.1f s before the first row; peak heap %d MiB)%n",
         options.duration().toNanos() / 1e9, options.rounds(), options.warmup().toNanos() / 1e9, options.blocksPerOp(),
-        options.journalOptions().asyncCommit() ? "on" : "off", peakHeapBytes >> 20));
+        options.journalOptions().asyncCommit() ? "on" : "off", options.jvmWarmup().toNanos() / 1e9,
+        peakHeapBytes >> 20));
     defaultPolicyStats.ifPresent(st -> {
       int lastThreads = rows.stream().filter(BenchRow::isDefault).reduce((a, b) -> b).orElseThrow().threads();
       s.append(fmt("%nJournal statistics, default policy, last slice (%d threads; whole slice incl. warmup):%n", lastThreads));
@@ -77,6 +86,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
     s.append("\"seconds\":").append(num(options.duration().toNanos() / 1e9));
     s.append(",\"rounds\":").append(options.rounds());
     s.append(",\"warmupSeconds\":").append(num(options.warmup().toNanos() / 1e9));
+    s.append(",\"jvmWarmupSeconds\":").append(num(options.jvmWarmup().toNanos() / 1e9));
     s.append(",\"blocksPerOp\":").append(options.blocksPerOp());
     s.append(",\"asyncCommit\":").append(options.journalOptions().asyncCommit());
     s.append(",\"peakHeapBytes\":").append(peakHeapBytes);
@@ -94,6 +104,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
       s.append(",\"handlesPerTransaction\":").append(num(r.handlesPerTransaction()));
       s.append(",\"flushesPerSec\":").append(num(r.flushesPerSec()));
       s.append(",\"default\":").append(r.isDefault());
+      s.append(",\"deviceFlushesPerSec\":").append(num(r.deviceFlushesPerSec()));
       s.append('}');
     }
     s.append("],\"defaultPolicyStats\":");
@@ -121,10 +132,10 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
   }
 
   static String progressLine(BenchRow r) {
-    return fmt("%-20s %3d threads: %8.0f ops/s  p50 %6.0f us  p99 %6.0f us  handles/tx %s  flushes/s %.0f",
+    return fmt("%-20s %3d threads: %8.0f ops/s  p50 %6.0f us  p99 %6.0f us  handles/tx %s  flushes/s %.0f  disk fl/s %s",
         r.policy(), r.threads(), r.opsPerSec(), r.p50Micros(), r.p99Micros(),
         r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
-        r.flushesPerSec());
+        r.flushesPerSec(), r.deviceFlushesPerSec().isPresent() ? fmt("%.0f", r.deviceFlushesPerSec().getAsDouble()) : "-");
   }
 
   private static String fmt(String format, Object... args) {

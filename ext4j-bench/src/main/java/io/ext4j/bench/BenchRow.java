@@ -18,6 +18,9 @@ import java.util.OptionalDouble;
  *     device flushes)
  * @param transactionsPerSec journal commits per second in the window; for the baseline, fdatasync
  *     calls per second
+ * @param deviceFlushesPerSec flush requests the kernel's block layer completed per second on the
+ *     disk during the window ({@link DiskFlushCounter}; all processes on that disk), empty where the
+ *     kernel does not expose the count
  * @param isDefault true for the journal's default batching policy
  */
 public record BenchRow(
@@ -29,6 +32,7 @@ public record BenchRow(
     OptionalDouble handlesPerTransaction,
     double flushesPerSec,
     double transactionsPerSec,
+    OptionalDouble deviceFlushesPerSec,
     boolean isDefault) {
 
   /** The policy name of the same-run kernel baseline rows. */
@@ -57,12 +61,22 @@ public record BenchRow(
         handles,
         slices.stream().mapToDouble(BenchRow::flushesPerSec).average().orElse(0),
         slices.stream().mapToDouble(BenchRow::transactionsPerSec).average().orElse(0),
+        slices.stream().allMatch(r -> r.deviceFlushesPerSec().isPresent())
+            ? OptionalDouble.of(slices.stream().mapToDouble(r -> r.deviceFlushesPerSec().getAsDouble()).average().orElse(0))
+            : OptionalDouble.empty(),
         first.isDefault());
   }
 
   private static double median(double[] v) {
     java.util.Arrays.sort(v);
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  /** Operations per flush the disk really performed, if counted (see {@link #deviceFlushesPerSec}). */
+  public OptionalDouble opsPerDeviceFlush() {
+    return deviceFlushesPerSec.isPresent() && deviceFlushesPerSec.getAsDouble() > 0
+        ? OptionalDouble.of(opsPerSec / deviceFlushesPerSec.getAsDouble())
+        : OptionalDouble.empty();
   }
 
   /** Device flushes per committed transaction (1.0 for the baseline). */

@@ -54,8 +54,12 @@ final class FdatasyncBaseline implements AutoCloseable {
     return b;
   }
 
-  /** Runs {@code threads} writers (at most the number of files) and returns their row. */
-  BenchRow run(int threads, Duration warmup, Duration window) throws Exception {
+  /**
+   * Runs {@code threads} writers (at most the number of files) and returns their row; {@code disk}
+   * is sampled at the window's edges.
+   */
+  BenchRow run(int threads, Duration warmup, Duration window, java.util.Optional<DiskFlushCounter> disk)
+      throws Exception {
     if (threads > files.size()) {
       throw new IllegalArgumentException(threads + " threads but only " + files.size() + " baseline files");
     }
@@ -76,10 +80,12 @@ final class FdatasyncBaseline implements AutoCloseable {
           ch.force(false);
         });
       }
-      TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> {}, () -> {});
+      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // this (the coordinating) thread only
+      TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> diskEdges[0] = read(disk),
+          () -> diskEdges[1] = read(disk));
       double rate = r.opsPerSec();
       return new BenchRow(BenchRow.BASELINE, threads, rate, micros(r, 50), micros(r, 99), OptionalDouble.empty(),
-          rate, rate, false);
+          rate, rate, DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), false);
     } finally {
       IOException first = null;
       for (FileChannel ch : channels) {
@@ -97,6 +103,10 @@ final class FdatasyncBaseline implements AutoCloseable {
         throw first;
       }
     }
+  }
+
+  static java.util.OptionalLong read(java.util.Optional<DiskFlushCounter> disk) {
+    return disk.map(DiskFlushCounter::read).orElse(java.util.OptionalLong.empty());
   }
 
   static double micros(TimedRun.Result r, double percentile) {

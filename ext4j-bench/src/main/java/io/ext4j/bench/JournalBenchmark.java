@@ -54,6 +54,9 @@ public final class JournalBenchmark {
    * @param rounds each thread count's rows are measured in this many interleaved slices of
    *     {@code duration / rounds} — baseline and policies in turn, the order rotating each round —
    *     so that the drift of a shared machine's disk latency falls on every row alike (default 3)
+   * @param jvmWarmup unmeasured time before the first row, shared by every contender at up to 4
+   *     threads, so that the first rows are not measured while the JIT compiles (default 2 s; zero
+   *     skips it)
    */
   public record Options(
       Path directory,
@@ -65,7 +68,8 @@ public final class JournalBenchmark {
       boolean keep,
       int blocksPerOp,
       JournalOptions journalOptions,
-      int rounds) {
+      int rounds,
+      Duration jvmWarmup) {
 
     public Options {
       Objects.requireNonNull(directory, "directory");
@@ -85,6 +89,10 @@ public final class JournalBenchmark {
       }
       if (blocksPerOp < 1 || blocksPerOp > 2) {
         throw new IllegalArgumentException("blocksPerOp must be 1 or 2: " + blocksPerOp);
+      }
+      Objects.requireNonNull(jvmWarmup, "jvmWarmup");
+      if (jvmWarmup.isNegative()) {
+        throw new IllegalArgumentException("jvmWarmup must not be negative: " + jvmWarmup);
       }
       if (rounds < 1 || rounds > 100) {
         throw new IllegalArgumentException("rounds must be in [1, 100]: " + rounds);
@@ -117,8 +125,14 @@ public final class JournalBenchmark {
     private int blocksPerOp = 1;
     private JournalOptions journalOptions = JournalOptions.builder().asyncCommit(true).build();
     private int rounds = 3;
+    private Duration jvmWarmup = Duration.ofSeconds(2);
 
     private Builder() {}
+
+    public Builder jvmWarmup(Duration v) {
+      jvmWarmup = v;
+      return this;
+    }
 
     public Builder rounds(int v) {
       rounds = v;
@@ -172,7 +186,7 @@ public final class JournalBenchmark {
 
     public Options build() {
       return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions,
-          rounds);
+          rounds, jvmWarmup);
     }
   }
 
@@ -189,8 +203,10 @@ public final class JournalBenchmark {
     List<BenchRow> rows = new ArrayList<>();
     JournalStats defaultStats = null;
     resetPeakHeap();
+    Optional<DiskFlushCounter> disk = DiskFlushCounter.of(dir);
     try (JournalWorkload journal = o.policies().isEmpty() ? null : JournalWorkload.create(dir, o.maxThreads(), o.keep());
         FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null) {
+      warmUpJvm(o, journal, baseline);
       for (int threads : o.threads()) {
         // One contender per row; every round runs each once, starting one further along the list.
         List<String> names = new ArrayList<>();
@@ -204,11 +220,11 @@ public final class JournalBenchmark {
           for (int k = 0; k < names.size(); k++) {
             String name = names.get((k + round) % names.size());
             if (name.equals(BenchRow.BASELINE)) {
-              slices.get(name).add(baseline.run(threads, o.warmup(), o.slice()));
+              slices.get(name).add(baseline.run(threads, o.warmup(), o.slice(), disk));
             } else {
               BatchingPolicy p = BatchingPolicies.byName(name);
               JournalWorkload.Outcome out = journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), o.warmup(),
-                  o.slice());
+                  o.slice(), disk);
               slices.get(name).add(out.row());
               if (out.row().isDefault()) {
                 defaultStats = out.stats();
@@ -224,6 +240,28 @@ public final class JournalBenchmark {
       }
     }
     return new BenchReport(o, rows, Optional.ofNullable(defaultStats), peakHeapBytes());
+  }
+
+  /**
+   * Runs every contender once, unmeasured, for {@link Options#jvmWarmup()} in all, so that the JIT
+   * has compiled both code paths before the first measured row. Without it the first thread count's
+   * rows share two cores with the C2 compiler (over a second of compile time on these machines),
+   * which costs the journal — far more code than pwrite + fdatasync — more than the baseline.
+   */
+  private static void warmUpJvm(Options o, JournalWorkload journal, FdatasyncBaseline baseline) throws Exception {
+    if (o.jvmWarmup().isZero()) {
+      return;
+    }
+    int threads = Math.min(4, o.maxThreads());
+    int contenders = o.policies().size() + (baseline != null ? 1 : 0);
+    Duration each = o.jvmWarmup().dividedBy(contenders);
+    Optional<DiskFlushCounter> none = Optional.empty();
+    if (baseline != null) {
+      baseline.run(threads, Duration.ZERO, each, none);
+    }
+    for (BatchingPolicy p : o.policies()) {
+      journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), Duration.ZERO, each, none);
+    }
   }
 
   private static void resetPeakHeap() {

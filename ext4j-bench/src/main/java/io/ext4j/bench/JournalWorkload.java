@@ -64,7 +64,7 @@ final class JournalWorkload implements AutoCloseable {
 
   /** Runs one row: {@code threads} writers under {@code template} with its policy replaced by {@code policy}. */
   Outcome run(JournalOptions template, BatchingPolicy policy, int threads, int blocksPerOp, Duration warmup,
-      Duration window) throws Exception {
+      Duration window, java.util.Optional<DiskFlushCounter> disk) throws Exception {
     if (threads > maxThreads) {
       throw new IllegalArgumentException(threads + " threads but the image has room for " + maxThreads);
     }
@@ -94,8 +94,14 @@ final class JournalWorkload implements AutoCloseable {
         });
       }
       JournalStats[] edges = new JournalStats[2]; // written and read by this (the coordinating) thread
-      TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> edges[0] = journal.stats(),
-          () -> edges[1] = journal.stats());
+      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // likewise
+      TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> {
+        edges[0] = journal.stats();
+        diskEdges[0] = FdatasyncBaseline.read(disk);
+      }, () -> {
+        diskEdges[1] = FdatasyncBaseline.read(disk);
+        edges[1] = journal.stats();
+      });
       JournalStats end = journal.stats();
       double seconds = r.windowNanos() / 1e9;
       long transactions = edges[1].transactions() - edges[0].transactions();
@@ -105,7 +111,7 @@ final class JournalWorkload implements AutoCloseable {
       double flushes = (edges[1].deviceFlushes() - edges[0].deviceFlushes()) / seconds;
       BenchRow row = new BenchRow(policy.name(), threads, r.opsPerSec(), FdatasyncBaseline.micros(r, 50),
           FdatasyncBaseline.micros(r, 99), hpt, flushes, transactions / seconds,
-          policy == BatchingPolicies.defaultPolicy());
+          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], seconds), policy == BatchingPolicies.defaultPolicy());
       return new Outcome(row, end);
     }
   }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A smoke test of the benchmark's shape. It asserts no speed: benchmarks are not timed tests. */
 class JournalBenchmarkTest {
   private static final List<String> ROW_KEYS = List.of("policy", "threads", "opsPerSec", "p50Micros", "p99Micros",
-      "handlesPerTransaction", "flushesPerSec", "default");
+      "handlesPerTransaction", "flushesPerSec", "default", "deviceFlushesPerSec");
 
   @TempDir
   Path dir;
@@ -28,6 +28,7 @@ class JournalBenchmarkTest {
         .threads(List.of(1, 2))
         .duration(Duration.ofMillis(300))
         .warmup(Duration.ofMillis(50))
+        .jvmWarmup(Duration.ofMillis(100))
         .build();
     List<String> progress = new ArrayList<>();
     BenchReport report = JournalBenchmark.run(options, progress::add);

@@ -37,6 +37,11 @@ public final class BenchJournalCommand implements Callable<Integer> {
       description = "Unmeasured warmup seconds per row (default: ${DEFAULT-VALUE}).")
   double warmup;
 
+  @Option(names = "--jvm-warmup", paramLabel = "S", defaultValue = "2",
+      description = "Unmeasured seconds before the first row, shared by every contender at up to 4 threads, so the "
+          + "JIT has compiled both paths (default: ${DEFAULT-VALUE}; 0 skips it).")
+  double jvmWarmup;
+
   @Option(names = "--policy", paramLabel = "NAME[,NAME...]|all",
       description = "Batching policies to measure (comma-separated), or all (default: the default policy, adaptive). Known: "
           + "none, yield, tick, tick-skip-same, jbd2, adaptive.")
@@ -97,6 +102,7 @@ public final class BenchJournalCommand implements Callable<Integer> {
         .threads(threads)
         .duration(Duration.ofNanos((long) (seconds * 1e9)))
         .warmup(Duration.ofNanos((long) (warmup * 1e9)))
+        .jvmWarmup(Duration.ofNanos((long) (jvmWarmup * 1e9)))
         .baseline(!noBaseline)
         .keep(keep)
         .rounds(rounds)

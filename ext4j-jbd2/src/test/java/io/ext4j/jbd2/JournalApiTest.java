@@ -47,6 +47,27 @@ class JournalApiTest {
   // ---------------------------------------------------------------- handles
 
   @Test
+  void asyncStop_isCommittedByTheCommitTimerAlone_noEarlierThanTheInterval() throws Exception {
+    Duration interval = Duration.ofMillis(150);
+    JournalOptions options = JournalOptions.builder().commitInterval(interval).checkpointInterval(Duration.ofHours(1))
+        .build();
+    MemoryBlockDevice dev = JournalFixtures.device("timer");
+    try (Journal j = Journal.create(dev, MAP, options)) {
+      // Three rounds: the commit thread is idle (first) or has just committed (later) when the
+      // transaction starts; nothing but its timer may commit it.
+      for (int round = 0; round < 3; round++) {
+        long before = System.nanoTime();
+        int tid = JournalFixtures.writeBlock(j, A + round, image(1, round, A + round, false), false);
+        assertThat(j.isCommitted(tid)).isFalse();
+        j.waitCommit(tid); // no request: returns only when the timer has committed it
+        long elapsed = System.nanoTime() - before;
+        assertThat(j.isCommitted(tid)).isTrue();
+        assertThat(Duration.ofNanos(elapsed)).as("round %d", round).isGreaterThanOrEqualTo(interval);
+      }
+    }
+  }
+
+  @Test
   void syncStop_returnsWithTheTransactionCommitted_andCloseWritesItHome() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("api");
     byte[] img = image(1, 1, A, false);

@@ -90,7 +90,9 @@ final class CommitProcess {
         if (e.closing && (r == null || r.handleCount == 0)) {
           return false;
         }
-        long wait = r != null && r.handleCount > 0 ? r.expiresNanos - now : e.options.commitInterval().toNanos();
+        // Sleep until the running transaction expires, or one commit interval: never past the expiry
+        // of a transaction that starts while we sleep (attach does not wake this thread).
+        long wait = r != null && now - r.expiresNanos < 0 ? r.expiresNanos - now : e.options.commitInterval().toNanos();
         try {
           JournalEngine.awaitNanos(e.commitWake, Math.max(wait, 1_000_000L));
         } catch (java.io.InterruptedIOException ignored) {
