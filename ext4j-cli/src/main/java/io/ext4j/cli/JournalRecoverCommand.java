@@ -14,6 +14,10 @@ import picocli.CommandLine.Command;
  * {@code e2fsck -E journal_only -y}, marks the journal empty and clears the ext4
  * {@code needs_recovery} flag, in that order (a crash between the two leaves a clean journal with
  * the flag set, which is harmless), flushing after each step.
+ *
+ * <p>A journal whose superblock records an abort ({@code s_errno} ≠ 0) is handled as e2fsck does:
+ * on an ext4 image the file system's state gets "errors detected" (so the next e2fsck checks it
+ * fully) and then the journal's errno is cleared; a standalone journal keeps it and it is reported.
  */
 @Command(name = "recover", mixinStandardHelpOptions = true,
     description = "Replay the journal into the image in place, mark it empty and clear needs_recovery.")
@@ -41,6 +45,18 @@ public final class JournalRecoverCommand implements Callable<Integer> {
         out.println("Replayed " + r.transactionsReplayed() + " transactions (" + Integer.toUnsignedString(r.firstTid()) + ".."
             + Integer.toUnsignedString(r.endTid() - 1) + "), " + r.blocksReplayed() + " blocks, " + r.revokeHits()
             + " revoke hits; journal marked empty at sequence " + Integer.toUnsignedString(r.nextTid()) + ".");
+      }
+      JournalSuperblock now = JournalRecovery.readSuperblock(j.device(), j.map());
+      if (now.errno() != 0) {
+        if (j.isExt4()) {
+          Ext4JournalLocator.markErrorsDetected(j.device());
+          j.device().flush();
+          JournalRecovery.clearErrno(j.device(), j.map(), now);
+          out.println("The journal recorded errno " + now.errno() + " (it was aborted): marked the file system as having"
+              + " errors and cleared the journal's errno; run e2fsck -f.");
+        } else {
+          out.println("The journal records errno " + now.errno() + " (it was aborted); left in place.");
+        }
       }
       if (j.isExt4() && Ext4JournalLocator.readSuperblock(j.device()).needsRecovery()) {
         Ext4JournalLocator.setNeedsRecovery(j.device(), false);

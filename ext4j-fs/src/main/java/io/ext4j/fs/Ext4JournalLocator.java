@@ -106,6 +106,17 @@ public final class Ext4JournalLocator {
     writeBytes(device, Ext4Superblock.OFFSET, sb.withNeedsRecovery(needsRecovery));
   }
 
+  /**
+   * Rewrites the superblock with the "errors detected" state bit set and its checksum recomputed, as
+   * e2fsck does for a journal whose {@code s_errno} records an abort. Not flushed (see Durability).
+   *
+   * @throws Ext4FormatException if the current superblock does not decode
+   */
+  public static void markErrorsDetected(BlockDevice device) throws IOException {
+    Ext4Superblock sb = readSuperblock(device);
+    writeBytes(device, Ext4Superblock.OFFSET, sb.withErrorsDetected());
+  }
+
   static Ext4Inode readInode(BlockDevice device, Ext4Superblock sb, long ino) throws IOException {
     if (ino < 1 || ino > sb.inodesCount()) {
       throw new Ext4FormatException(device.name(), -1, "inode " + ino + " is outside [1, " + sb.inodesCount() + "]");

@@ -1,11 +1,13 @@
 package io.ext4j.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.fs.format.MappedRange;
 import io.ext4j.jbd2.Handle;
 import io.ext4j.jbd2.Journal;
+import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.JournalBuffer;
 import io.ext4j.jbd2.JournalOptions;
 import io.ext4j.jbd2.JournalRecovery;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -75,6 +78,48 @@ class Ext4jToKernelJournalTest {
     Path out = Ext4Images.DIR.resolve("cat-" + blockSize + (asyncCommit ? "-async" : ""));
     Ext4Images.runOk("debugfs", "-R", "dump file " + out, img.toString());
     assertThat(Files.readAllBytes(out)).isEqualTo(expected);
+    Ext4Images.Result check = Ext4Images.run("e2fsck", "-fn", img.toString());
+    assertThat(check.exit()).as("second e2fsck -fn; output:%n%s", check.output()).isZero();
+  }
+
+  @Test
+  void anAbortedJournal_isReplayedByE2fsck_whichClearsTheRecordedErrno() throws Exception {
+    int blockSize = 4096;
+    Path img = Ext4Images.mkfs("ext4j-to-kernel-aborted", blockSize, 16);
+    Path src = Ext4Images.DIR.resolve("old-contents-aborted");
+    Files.write(src, "o".repeat(blockSize).getBytes(StandardCharsets.US_ASCII));
+    Ext4Images.runOk("debugfs", "-w", "-R", "write " + src + " file", img.toString());
+    long block = Ext4Images.debugfsRanges(img, inodeOf(img, "file")).getFirst().physical();
+    byte[] acknowledged = "acknowledged before the abort\n".repeat(blockSize).substring(0, blockSize)
+        .getBytes(StandardCharsets.US_ASCII);
+
+    try (FileBlockDevice dev = FileBlockDevice.open(img, blockSize)) {
+      JournalLocation loc = Ext4JournalLocator.locate(dev);
+      Journal journal = Journal.open(dev, loc.journalMap(), JournalOptions.defaults());
+      Ext4JournalLocator.setNeedsRecovery(dev, true);
+      dev.flush();
+      try (Handle h = journal.start(1)) {
+        JournalBuffer b = journal.buffer(block);
+        h.getWriteAccess(b);
+        b.data().put(acknowledged);
+        h.dirtyMetadata(b);
+        h.setSync(true);
+      }
+      journal.abort(new IllegalStateException("simulated file system error"));
+      assertThatThrownBy(journal::close).isInstanceOf(JournalAbortedException.class);
+      assertThat(JournalRecovery.readSuperblock(dev, loc.journalMap()).errno()).as("s_errno written by the abort")
+          .isEqualTo(-5);
+    }
+
+    Ext4Images.Result fix = Ext4Images.run("e2fsck", "-fy", img.toString());
+    assertThat(fix.exit()).as("e2fsck -fy exit (0 or 1 = fixed); output:%n%s", fix.output()).isIn(0, 1);
+    Path out = Ext4Images.DIR.resolve("cat-aborted");
+    Ext4Images.runOk("debugfs", "-R", "dump file " + out, img.toString());
+    assertThat(Files.readAllBytes(out)).as("the acknowledged transaction, replayed").isEqualTo(acknowledged);
+    try (FileBlockDevice dev = FileBlockDevice.open(img, blockSize)) {
+      JournalLocation loc = Ext4JournalLocator.locate(dev);
+      assertThat(JournalRecovery.readSuperblock(dev, loc.journalMap()).errno()).as("cleared by e2fsck").isZero();
+    }
     Ext4Images.Result check = Ext4Images.run("e2fsck", "-fn", img.toString());
     assertThat(check.exit()).as("second e2fsck -fn; output:%n%s", check.output()).isZero();
   }

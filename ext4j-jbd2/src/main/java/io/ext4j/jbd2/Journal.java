@@ -43,6 +43,9 @@ import java.util.UUID;
  * {@link #closeWithoutCheckpoint()} commits and flushes but leaves the log for the next recovery.
  * An I/O error on any of these paths aborts the journal: every later call fails with
  * {@link JournalAbortedException} carrying the cause, and nothing unflushed is reported durable.
+ * As jbd2 does, the abort is then recorded in the superblock's {@code s_errno} (−5, EIO), best
+ * effort and without touching the log, so that e2fsck and the next user see that the journal
+ * failed; {@link #recordedErrno()} reads it and {@link #clearRecordedErrno()} clears it.
  *
  * <h2>Recovery</h2>
  * {@link #open} replays a journal that needs recovery (scan, revoke and replay passes, as jbd2) before
@@ -200,6 +203,25 @@ public final class Journal implements AutoCloseable {
 
   public boolean isAborted() {
     return engine.isAborted();
+  }
+
+  /**
+   * The superblock's {@code s_errno}: 0, or the negated errno of an abort recorded in this or an
+   * earlier session (−5, EIO, for ext4j's aborts). Opening a journal keeps it, as jbd2's load does;
+   * a file system clears it once it has recorded the error in its own superblock (e2fsck and ext4
+   * set the file system's "errors" state).
+   */
+  public int recordedErrno() {
+    return engine.recordedErrno();
+  }
+
+  /**
+   * Writes the superblock with {@code s_errno = 0} and flushes; returns once that is durable.
+   *
+   * @throws JournalAbortedException if the journal has aborted (its errno stays)
+   */
+  public void clearRecordedErrno() throws IOException {
+    engine.clearRecordedErrno();
   }
 
   /** Commits, writes everything home and marks the journal empty; the journal stays open. */

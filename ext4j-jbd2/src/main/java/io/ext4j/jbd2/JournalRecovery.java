@@ -47,4 +47,15 @@ public final class JournalRecovery {
       throws IOException {
     return Recovery.markEmpty(device, map, sb, result.nextTid());
   }
+
+  /**
+   * Writes {@code sb} with {@code s_errno = 0}, flushes, and returns the superblock written. For a
+   * tool that has recorded an aborted journal's error elsewhere (e2fsck marks the file system).
+   */
+  public static JournalSuperblock clearErrno(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
+    JournalSuperblock cleared = sb.withErrno(0);
+    io.ext4j.jbd2.internal.LogBlocks.writeSuperblock(device, map, cleared);
+    device.flush();
+    return cleared;
+  }
 }

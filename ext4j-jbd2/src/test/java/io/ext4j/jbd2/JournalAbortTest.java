@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.ext4j.block.MemoryBlockDevice;
+import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.CrashState;
 import io.ext4j.testkit.CrashStates;
 import io.ext4j.testkit.FaultyBlockDevice;
@@ -130,6 +131,63 @@ class JournalAbortTest {
     MemoryBlockDevice copy = dev.snapshot("copy");
     Journal.open(copy, MAP, options).close();
     assertThat(read(copy, A)).as("the committed block, replayed after the failed checkpoint").isEqualTo(img);
+  }
+
+  @Test
+  void abort_isRecordedInTheSuperblockAsEio_keptByOpen_andClearedOnRequest() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("abort-errno");
+    FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
+    JournalOptions options = JournalOptions.builder().commitInterval(Duration.ofHours(1))
+        .checkpointInterval(Duration.ofHours(1)).build();
+    Journal j = Journal.create(faulty, MAP, options);
+    byte[] img = image(1, 1, A, false);
+    JournalFixtures.writeBlock(j, A, img, true);
+    assertThat(j.recordedErrno()).isZero();
+    JournalSuperblock before = JournalFixtures.superblock(dev);
+    assertThat(before.start()).as("the log holds the committed transaction").isNotZero();
+    faulty.inject(Fault.onNthWrite(1)); // the next commit's log write, once
+    Throwable stop = catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 2, A, false), true));
+    assertThat(stop).isInstanceOf(JournalAbortedException.class);
+    catchThrowable(j::close); // joins the home writer, which records the abort on its way out
+
+    assertThat(JournalFixtures.superblock(dev).errno()).as("s_errno on disk").isEqualTo(-5);
+    JournalSuperblock after = JournalFixtures.superblock(dev);
+    assertThat(after.start()).as("s_start untouched").isEqualTo(before.start());
+    assertThat(after.sequence()).as("s_sequence untouched").isEqualTo(before.sequence());
+    try (Journal again = Journal.open(dev, MAP, options)) {
+      assertThat(read(dev, A)).as("the acknowledged block, replayed").isEqualTo(img);
+      assertThat(again.recordedErrno()).as("open keeps it, as jbd2 does").isEqualTo(-5);
+      again.clearRecordedErrno();
+      assertThat(again.recordedErrno()).isZero();
+      assertThat(JournalFixtures.superblock(dev).errno()).as("cleared on disk").isZero();
+    }
+  }
+
+  @Test
+  void abort_byTheCaller_isRecordedToo() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("abort-errno-api");
+    Journal j = Journal.create(dev, MAP, JournalOptions.defaults());
+    j.abort(new IllegalStateException("fs error"));
+    catchThrowable(j::close);
+    assertThat(JournalFixtures.superblock(dev).errno()).isEqualTo(-5);
+  }
+
+  @Test
+  void abort_onADeadDevice_cannotRecordTheErrno_andSaysSoBesideTheCause() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("abort-errno-dead");
+    FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
+    Journal j = Journal.create(faulty, MAP, JournalOptions.builder().commitInterval(Duration.ofHours(1))
+        .checkpointInterval(Duration.ofHours(1)).build());
+    faulty.inject(Fault.onEvery(FaultyBlockDevice.Kind.WRITE).sticky());
+    catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true));
+    catchThrowable(j::close);
+
+    Throwable later = catchThrowable(() -> j.start(1));
+    assertThat(later).isInstanceOf(JournalAbortedException.class);
+    assertThat(later.getCause()).isNotNull();
+    assertThat(later.getCause().getSuppressed()).as("the failed errno write, kept beside the cause")
+        .anySatisfy(sup -> assertThat(sup).hasMessageContaining("could not record the abort"));
+    assertThat(JournalFixtures.superblock(dev).errno()).as("nothing reached the device").isZero();
   }
 
   static boolean causedByInjection(Throwable t) {

@@ -43,6 +43,9 @@ public final class Ext4Superblock {
   public static final int MAGIC = 0xEF53;
   static final int MAGIC_AT = 0x38;
   static final int CHECKSUM_AT = 0x3FC;
+  static final int STATE_AT = 0x3A;
+  /** s_state bit 1: errors detected (EXT2_ERROR_FS). */
+  public static final int STATE_ERRORS = 0x0002;
   static final int INCOMPAT_AT = 0x60;
 
   public static final int COMPAT_HAS_JOURNAL = 0x4;
@@ -158,6 +161,20 @@ public final class Ext4Superblock {
     return copy.raw;
   }
 
+  /**
+   * The superblock bytes with the "errors detected" bit (EXT2_ERROR_FS, 0x0002) of {@code s_state}
+   * set and, when {@code metadata_csum} is on, the checksum recomputed — what e2fsck writes when it
+   * finds an aborted journal's errno. Every other byte is unchanged.
+   */
+  public byte[] withErrorsDetected() {
+    Ext4Superblock copy = new Ext4Superblock(raw.clone());
+    copy.b.putShort(STATE_AT, (short) (state() | STATE_ERRORS));
+    if (hasMetadataCsum()) {
+      copy.b.putInt(CHECKSUM_AT, copy.computeChecksum());
+    }
+    return copy.raw;
+  }
+
   int computeChecksum() {
     return Crc32c.update(0xFFFFFFFF, raw, 0, CHECKSUM_AT);
   }
@@ -194,7 +211,7 @@ public final class Ext4Superblock {
 
   /** s_state: bit 0 cleanly unmounted, bit 1 errors detected, bit 2 orphans being recovered. */
   public int state() {
-    return Short.toUnsignedInt(b.getShort(0x3A));
+    return Short.toUnsignedInt(b.getShort(STATE_AT));
   }
 
   public int revLevel() {

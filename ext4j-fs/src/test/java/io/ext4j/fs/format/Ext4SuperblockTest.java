@@ -105,6 +105,26 @@ class Ext4SuperblockTest {
 
   @ParameterizedTest(name = "{0}-byte blocks")
   @ValueSource(ints = {1024, 4096})
+  void withErrorsDetected_setsOnlyTheStateBitAndChecksum_andE2fsckSeesIt(int blockSize) throws Exception {
+    Path img = image(blockSize);
+    byte[] original = superblockBytes(img);
+    Ext4Superblock sb = Ext4Superblock.decode("img", original);
+    assertThat(sb.state() & Ext4Superblock.STATE_ERRORS).isZero();
+
+    byte[] marked = sb.withErrorsDetected();
+    Ext4Superblock withErrors = Ext4Superblock.decode("img", marked); // checks the checksum
+    assertThat(withErrors.state()).isEqualTo(sb.state() | Ext4Superblock.STATE_ERRORS);
+    assertThat(differingOffsets(original, marked)).allMatch(i -> (i >= 0x3A && i < 0x3C) || i >= 0x3FC);
+
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(img,
+        java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap(marked), Ext4Superblock.OFFSET);
+    }
+    assertThat(Ext4Images.runOk("dumpe2fs", "-h", img.toString())).containsPattern("Filesystem state:\\s+clean with errors");
+  }
+
+  @ParameterizedTest(name = "{0}-byte blocks")
+  @ValueSource(ints = {1024, 4096})
   void checksumSeed_withCsumSeedFeature_isTheStoredSeed(int blockSize) throws Exception {
     Path plain = image(blockSize);
     Ext4Superblock p = Ext4Superblock.decode("img", superblockBytes(plain));

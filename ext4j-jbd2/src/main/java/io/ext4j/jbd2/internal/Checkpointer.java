@@ -39,8 +39,18 @@ final class Checkpointer {
     this.e = engine;
   }
 
-  /** The home writer's loop. */
+  /** The home writer's loop; on its way out after an abort it records the abort in the superblock. */
   void run() {
+    try {
+      serve();
+    } finally {
+      if (e.isAborted()) {
+        e.recordAbortInSuperblock();
+      }
+    }
+  }
+
+  private void serve() {
     while (true) {
       wakeLock.lock();
       try {

@@ -71,6 +71,10 @@ public final class JournalEngine {
 
   JournalSuperblock superblock; // checkpointMutex: the image last written
   boolean superblockClean; // checkpointMutex: s_start == 0 on disk
+  private boolean abortRecorded; // checkpointMutex: s_errno written after an abort (or tried)
+
+  /** The s_errno ext4j records on abort: -EIO, as ext4 passes to jbd2 for I/O errors. */
+  static final int ABORT_ERRNO = -5;
 
   volatile long averageCommitNanos; // commit thread writes
   volatile int previousCommitHandles; // commit thread writes
@@ -546,6 +550,63 @@ public final class JournalEngine {
 
   public boolean isAborted() {
     return abortCause != null;
+  }
+
+  /**
+   * Records an abort in the superblock's s_errno ({@link #ABORT_ERRNO}) and flushes, once, as jbd2
+   * does on abort; the log fields are those last written, so recovery sees the same log. Best
+   * effort: the device may be what failed, and a failure here is attached to the abort cause as a
+   * suppressed exception rather than thrown. Called by the home writer as it stops after an abort,
+   * holding no lock.
+   */
+  void recordAbortInSuperblock() {
+    Throwable cause = abortCause;
+    if (cause == null) {
+      return;
+    }
+    checkpointMutex.lock();
+    try {
+      if (abortRecorded) {
+        return;
+      }
+      abortRecorded = true;
+      writeSuperblock(superblock.withErrno(ABORT_ERRNO));
+      flushDevice();
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(new IOException(device.name() + ": could not record the abort in the journal superblock", e));
+    } finally {
+      checkpointMutex.unlock();
+    }
+  }
+
+  /** s_errno of the superblock as last written (see {@link io.ext4j.jbd2.Journal#recordedErrno()}). */
+  public int recordedErrno() {
+    checkpointMutex.lock();
+    try {
+      return superblock.errno();
+    } finally {
+      checkpointMutex.unlock();
+    }
+  }
+
+  /** Writes the superblock with s_errno = 0 and flushes. */
+  public void clearRecordedErrno() throws IOException {
+    checkpointMutex.lock();
+    try {
+      checkNotAborted();
+      if (superblock.errno() == 0) {
+        return;
+      }
+      writeSuperblock(superblock.withErrno(0));
+      flushDevice();
+    } catch (JournalException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      abort(e);
+      throw new JournalAbortedException(device.name(), e);
+    } finally {
+      checkpointMutex.unlock();
+    }
   }
 
   public Throwable abortCause() {
