@@ -16,7 +16,6 @@ import io.ext4j.testkit.FaultyBlockDevice.Fault;
 import io.ext4j.testkit.InjectedFaultException;
 import io.ext4j.testkit.Recording;
 import io.ext4j.testkit.RecordingBlockDevice;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -55,8 +54,7 @@ class JournalAbortTest {
     Journal.format(base, MAP, JournalFixtures.uuid(3), 1);
     RecordingBlockDevice rec = new RecordingBlockDevice(base);
     FaultyBlockDevice faulty = new FaultyBlockDevice(rec);
-    JournalOptions options = JournalOptions.builder().commitInterval(Duration.ofHours(1))
-        .checkpointInterval(Duration.ofHours(1)).build();
+    JournalOptions options = JournalApiTest.quiet();
     Journal j = Journal.open(faulty, MAP, options);
     byte[][] acknowledged = new byte[BLOCKS][];
     for (int i = 0; i < 20; i++) {
@@ -114,8 +112,7 @@ class JournalAbortTest {
   void ioErrorWritingHome_abortsTheJournal_andLaterStartsFailWithTheCause() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("abort-home");
     FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
-    JournalOptions options = JournalOptions.builder().commitInterval(Duration.ofHours(1))
-        .checkpointInterval(Duration.ofHours(1)).build();
+    JournalOptions options = JournalApiTest.quiet();
     Journal j = Journal.create(faulty, MAP, options);
     byte[] img = image(1, 1, A, false);
     JournalFixtures.writeBlock(j, A, img, true);
@@ -137,8 +134,7 @@ class JournalAbortTest {
   void abort_isRecordedInTheSuperblockAsEio_keptByOpen_andClearedOnRequest() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("abort-errno");
     FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
-    JournalOptions options = JournalOptions.builder().commitInterval(Duration.ofHours(1))
-        .checkpointInterval(Duration.ofHours(1)).build();
+    JournalOptions options = JournalApiTest.quiet();
     Journal j = Journal.create(faulty, MAP, options);
     byte[] img = image(1, 1, A, false);
     JournalFixtures.writeBlock(j, A, img, true);
@@ -176,8 +172,7 @@ class JournalAbortTest {
   void abort_onADeadDevice_cannotRecordTheErrno_andSaysSoBesideTheCause() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("abort-errno-dead");
     FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
-    Journal j = Journal.create(faulty, MAP, JournalOptions.builder().commitInterval(Duration.ofHours(1))
-        .checkpointInterval(Duration.ofHours(1)).build());
+    Journal j = Journal.create(faulty, MAP, JournalApiTest.quiet());
     faulty.inject(Fault.onEvery(FaultyBlockDevice.Kind.WRITE).sticky());
     catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true));
     catchThrowable(j::close);

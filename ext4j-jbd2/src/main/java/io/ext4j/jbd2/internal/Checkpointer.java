@@ -160,7 +160,7 @@ final class Checkpointer {
           }
         }
         if (waitFor != null) {
-          e.commitNowOrWait(waitFor);
+          e.commits.commitNowOrWait(waitFor);
         } else {
           e.stateLock.lock();
           try {
@@ -210,7 +210,7 @@ final class Checkpointer {
         e.checkpointMutex.unlock();
       }
       if (waitFor != null) {
-        e.commitNowOrWait(waitFor);
+        e.commits.commitNowOrWait(waitFor);
       }
     }
   }

@@ -303,12 +303,12 @@ final class CommitProcess {
       long avg = e.averageCommitNanos;
       e.averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
       e.previousCommitHandles = t.handleCount;
-      e.publishCommit(t);
+      e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {
       e.stateLock.unlock();
     }
-    JournalEngine.wakeWaiters(t);
+    CommitWaits.wakeWaiters(t);
     t.state = TransactionState.FINISHED;
     e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();

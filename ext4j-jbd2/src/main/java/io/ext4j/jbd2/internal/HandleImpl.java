@@ -291,7 +291,7 @@ public final class HandleImpl implements Handle {
     }
     engine.detach(this, unusedCredits(), sync, false);
     if (waitForCommit) {
-      engine.commitNowOrWait(t.tid, true);
+      engine.commits.commitNowOrWait(t.tid, true);
     } else {
       engine.checkNotAborted();
     }

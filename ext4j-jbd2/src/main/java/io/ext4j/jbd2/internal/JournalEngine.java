@@ -2,7 +2,6 @@ package io.ext4j.jbd2.internal;
 
 import io.ext4j.block.BlockDevice;
 import io.ext4j.jbd2.BatchContext;
-import io.ext4j.jbd2.CommittedCheck;
 import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.JournalException;
 import io.ext4j.jbd2.JournalMap;
@@ -17,7 +16,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -61,7 +59,6 @@ public final class JournalEngine {
   Transaction committing; // stateLock
   int nextTid; // stateLock: the tid the next new transaction gets
   int commitRequest; // stateLock
-  private volatile int commitSequence; // written under stateLock with release; read lock-free by isCommitted
   final LogSpace log; // stateLock
   int tailSequence; // stateLock: tid of the oldest transaction still in the log
   int batchWaiters; // stateLock: threads in awaitHandles
@@ -85,6 +82,7 @@ public final class JournalEngine {
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
   final StatsCollector stats;
   final CommitProcess commitProcess;
+  final CommitWaits commits;
   final Checkpointer checkpointer;
   private final Thread commitThread;
   private final Thread checkpointThread;
@@ -113,7 +111,7 @@ public final class JournalEngine {
     }
     this.nextTid = sb.sequence();
     this.commitRequest = nextTid - 1;
-    this.commitSequence = nextTid - 1;
+    this.commits = new CommitWaits(this, nextTid - 1);
     this.tailSequence = nextTid;
     this.stats = new StatsCollector(maxTransactionBuffers);
     this.cache = new BufferCache(device);
@@ -283,181 +281,24 @@ public final class JournalEngine {
     return false;
   }
 
-  /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
+  /** Whether {@code tid} has committed (see {@link CommitWaits#isCommitted}). */
   public boolean isCommitted(int tid) {
-    if (options.committedCheck() == CommittedCheck.LOCK_FREE) {
-      return Tid.geq(commitSequence, tid); // volatile read: pairs with the release in publishCommit
-    }
-    stateLock.lock();
-    try {
-      return !(running != null && running.tid == tid) && !(committing != null && committing.tid == tid);
-    } finally {
-      stateLock.unlock();
-    }
+    return commits.isCommitted(tid);
   }
 
-  /**
-   * Publishes {@code t} as committed: its commit block is durable. Caller holds stateLock; the
-   * waiters are unparked by {@link #wakeWaiters} after the lock is released.
-   */
-  void publishCommit(Transaction t) {
-    assert stateLock.isHeldByCurrentThread();
-    commitSequence = t.tid; // volatile write (release): pairs with the volatile reads in isCommitted and waitCommit
-  }
-
-  /** Unparks every thread waiting for {@code t}. */
-  static void wakeWaiters(Transaction t) {
-    for (Thread w; (w = t.waiters.poll()) != null; ) {
-      LockSupport.unpark(w);
-    }
-  }
-
-  /**
-   * Waits until {@code tid} has committed. Registers on the transaction and parks; the committer
-   * unparks it after publishing, so waking needs no lock.
-   */
+  /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}). */
   public void waitCommit(int tid) throws JournalException {
-    while (!Tid.geq(commitSequence, tid)) {
-      checkNotAborted();
-      Transaction t;
-      stateLock.lock();
-      try {
-        if (Tid.geq(commitSequence, tid)) {
-          break;
-        }
-        t = running != null && running.tid == tid ? running : committing != null && committing.tid == tid ? committing : null;
-        if (t == null) {
-          return; // a tid never started (or not ours): nothing to wait for
-        }
-        t.waiters.add(Thread.currentThread());
-      } finally {
-        stateLock.unlock();
-      }
-      // Race: publish may happen between our registration and here; the volatile read below sees it,
-      // and a stale unpark only ends a later park early (every park here re-checks its condition).
-      parkUntilCommitted(tid);
-    }
+    commits.waitCommit(tid);
   }
 
-  /**
-   * Parks until {@code tid} is committed or the journal aborts. Uninterruptible, like jbd2's
-   * commit waits, but an interrupt is kept for the caller (and does not turn the loop into a spin:
-   * park returns at once while the interrupt status is set, so it is cleared here and restored).
-   */
-  private void parkUntilCommitted(int tid) {
-    boolean interrupted = false;
-    while (!Tid.geq(commitSequence, tid) && abortCause == null) {
-      LockSupport.park(this);
-      interrupted |= Thread.interrupted();
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /**
-   * Commits {@code tid} in the calling thread when no commit is under way (the caller becomes the
-   * leader), else waits for the committer. The caller must hold no handle.
-   */
-  void commitNowOrWait(int tid) throws JournalException {
-    commitNowOrWait(tid, false);
-  }
-
-  /**
-   * As {@link #commitNowOrWait(int)}; {@code registered} says the caller already registered on the
-   * transaction's waiters (a synchronous stop does so while detaching).
-   */
-  void commitNowOrWait(int tid, boolean registered) throws JournalException {
-    while (!Tid.geq(commitSequence, tid)) {
-      checkNotAborted();
-      if (!commitMutex.tryLock()) {
-        // Someone commits now. Our request was recorded before this tryLock failed, hence before
-        // the holder's unlock, and every committer looks for pending requests after unlocking
-        // (wakeCommitThreadIfRequested): the commit thread will take ours.
-        if (registered) {
-          parkUntilCommitted(tid);
-          if (!Tid.geq(commitSequence, tid)) {
-            checkNotAborted();
-          }
-          return;
-        }
-        waitCommit(tid);
-        return;
-      }
-      try {
-        Transaction t;
-        stateLock.lock();
-        try {
-          t = running != null && running.tid == tid ? running : null;
-          if (t != null) {
-            commitRequest = tid;
-          }
-        } finally {
-          stateLock.unlock();
-        }
-        if (t == null) {
-          waitCommit(tid); // committed meanwhile, or not a transaction of ours
-          return;
-        }
-        commitProcess.commit(t);
-      } catch (JournalException failure) {
-        throw failure;
-      } catch (IOException | RuntimeException | Error failure) {
-        abort(failure);
-        throw new JournalAbortedException(device.name(), failure);
-      } finally {
-        commitMutex.unlock();
-        wakeCommitThreadIfRequested();
-      }
-    }
-  }
-
-  /** After a leader's commit: hands a commit requested meanwhile to the commit thread. */
-  private void wakeCommitThreadIfRequested() {
-    stateLock.lock();
-    try {
-      if (running != null && commitRequest == running.tid) {
-        commitWake.signal();
-      }
-    } finally {
-      stateLock.unlock();
-    }
-  }
-
-  /** ext4's fsync path: commit {@code tid} if running and wait; wait if committing; else return. */
+  /** ext4's fsync path (see {@link CommitWaits#completeTransaction}). */
   public void completeTransaction(int tid) throws JournalException {
-    stateLock.lock();
-    try {
-      if (running != null && running.tid == tid) {
-        requestCommitLocked(tid);
-      } else if (committing == null || committing.tid != tid) {
-        checkNotAborted();
-        return;
-      }
-    } finally {
-      stateLock.unlock();
-    }
-    commitNowOrWait(tid);
+    commits.completeTransaction(tid);
   }
 
-  /** Commits the running transaction (if any) and waits for it and any committing one. */
+  /** Commits the running transaction and waits (see {@link CommitWaits#forceCommit}). */
   public void forceCommit() throws JournalException {
-    int target;
-    stateLock.lock();
-    try {
-      checkNotAborted();
-      if (running != null && running.handleCount > 0) {
-        target = running.tid;
-        requestCommitLocked(target);
-      } else if (committing != null) {
-        target = committing.tid;
-      } else {
-        return;
-      }
-    } finally {
-      stateLock.unlock();
-    }
-    commitNowOrWait(target);
+    commits.forceCommit();
   }
 
   /** The running transaction's tid, or null when no transaction runs. */
@@ -535,7 +376,7 @@ public final class JournalEngine {
       commitWake.signalAll();
       for (Transaction t : new Transaction[] {running, committing}) {
         if (t != null) {
-          wakeWaiters(t);
+          CommitWaits.wakeWaiters(t);
         }
       }
       transactionUnlocked.signalAll();

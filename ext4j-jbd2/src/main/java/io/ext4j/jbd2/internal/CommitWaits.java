@@ -1,0 +1,207 @@
+package io.ext4j.jbd2.internal;
+
+import io.ext4j.jbd2.CommittedCheck;
+import io.ext4j.jbd2.JournalAbortedException;
+import io.ext4j.jbd2.JournalException;
+import io.ext4j.jbd2.Tid;
+import java.io.IOException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Who commits and who waits. Holds the commit sequence — the tid of the last transaction whose
+ * commit block is durable, published by the committer with a volatile write and read without a
+ * lock by {@link #isCommitted} — and the two ways to wait for a tid: park on its transaction until
+ * the committer publishes it and unparks its waiters ({@link #waitCommit}), or commit it in the
+ * calling thread when no commit is under way ({@link #commitNowOrWait}: the leader commit, which
+ * spares a lone synchronous writer two thread hand-offs per operation).
+ *
+ * <h2>Durability</h2>
+ * Every method that waits returns only once the tid is published, which {@link CommitProcess} does
+ * after the flush that makes its commit block durable — or throws {@link JournalAbortedException}.
+ */
+final class CommitWaits {
+  private final JournalEngine e;
+  private volatile int commitSequence; // written under stateLock with release (publish); read lock-free
+
+  CommitWaits(JournalEngine engine, int committedTid) {
+    this.e = engine;
+    this.commitSequence = committedTid;
+  }
+
+  /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
+  boolean isCommitted(int tid) {
+    if (e.options.committedCheck() == CommittedCheck.LOCK_FREE) {
+      return Tid.geq(commitSequence, tid); // volatile read: pairs with the release in publish
+    }
+    e.stateLock.lock();
+    try {
+      return !(e.running != null && e.running.tid == tid) && !(e.committing != null && e.committing.tid == tid);
+    } finally {
+      e.stateLock.unlock();
+    }
+  }
+
+  /**
+   * Publishes {@code t} as committed: its commit block is durable. Caller holds the engine's stateLock; the
+   * waiters are unparked by {@link #wakeWaiters} after the lock is released.
+   */
+  void publish(Transaction t) {
+    assert e.stateLock.isHeldByCurrentThread();
+    commitSequence = t.tid; // volatile write (release): pairs with the volatile reads in isCommitted and waitCommit
+  }
+
+  /** Unparks every thread waiting for {@code t}. */
+  static void wakeWaiters(Transaction t) {
+    for (Thread w; (w = t.waiters.poll()) != null; ) {
+      LockSupport.unpark(w);
+    }
+  }
+
+  /**
+   * Waits until {@code tid} has committed. Registers on the transaction and parks; the committer
+   * unparks it after publishing, so waking needs no lock.
+   */
+  void waitCommit(int tid) throws JournalException {
+    while (!Tid.geq(commitSequence, tid)) {
+      e.checkNotAborted();
+      Transaction t;
+      e.stateLock.lock();
+      try {
+        if (Tid.geq(commitSequence, tid)) {
+          break;
+        }
+        t = e.running != null && e.running.tid == tid ? e.running : e.committing != null && e.committing.tid == tid ? e.committing : null;
+        if (t == null) {
+          return; // a tid never started (or not ours): nothing to wait for
+        }
+        t.waiters.add(Thread.currentThread());
+      } finally {
+        e.stateLock.unlock();
+      }
+      // Race: publish may happen between our registration and here; the volatile read below sees it,
+      // and a stale unpark only ends a later park early (every park here re-checks its condition).
+      parkUntilCommitted(tid);
+    }
+  }
+
+  /**
+   * Parks until {@code tid} is committed or the journal aborts. Uninterruptible, like jbd2's
+   * commit waits, but an interrupt is kept for the caller (and does not turn the loop into a spin:
+   * park returns at once while the interrupt status is set, so it is cleared here and restored).
+   */
+  private void parkUntilCommitted(int tid) {
+    boolean interrupted = false;
+    while (!Tid.geq(commitSequence, tid) && !e.isAborted()) {
+      LockSupport.park(this);
+      interrupted |= Thread.interrupted();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Commits {@code tid} in the calling thread when no commit is under way (the caller becomes the
+   * leader), else waits for the committer. The caller must hold no handle.
+   */
+  void commitNowOrWait(int tid) throws JournalException {
+    commitNowOrWait(tid, false);
+  }
+
+  /**
+   * As {@link #commitNowOrWait(int)}; {@code registered} says the caller already registered on the
+   * transaction's waiters (a synchronous stop does so while detaching).
+   */
+  void commitNowOrWait(int tid, boolean registered) throws JournalException {
+    while (!Tid.geq(commitSequence, tid)) {
+      e.checkNotAborted();
+      if (!e.commitMutex.tryLock()) {
+        // Someone commits now. Our request was recorded before this tryLock failed, hence before
+        // the holder's unlock, and every committer looks for pending requests after unlocking
+        // (wakeCommitThreadIfRequested): the commit thread will take ours.
+        if (registered) {
+          parkUntilCommitted(tid);
+          if (!Tid.geq(commitSequence, tid)) {
+            e.checkNotAborted();
+          }
+          return;
+        }
+        waitCommit(tid);
+        return;
+      }
+      try {
+        Transaction t;
+        e.stateLock.lock();
+        try {
+          t = e.running != null && e.running.tid == tid ? e.running : null;
+          if (t != null) {
+            e.commitRequest = tid;
+          }
+        } finally {
+          e.stateLock.unlock();
+        }
+        if (t == null) {
+          waitCommit(tid); // committed meanwhile, or not a transaction of ours
+          return;
+        }
+        e.commitProcess.commit(t);
+      } catch (JournalException failure) {
+        throw failure;
+      } catch (IOException | RuntimeException | Error failure) {
+        e.abort(failure);
+        throw new JournalAbortedException(e.device.name(), failure);
+      } finally {
+        e.commitMutex.unlock();
+        wakeCommitThreadIfRequested();
+      }
+    }
+  }
+
+  /** After a leader's commit: hands a commit requested meanwhile to the commit thread. */
+  private void wakeCommitThreadIfRequested() {
+    e.stateLock.lock();
+    try {
+      if (e.running != null && e.commitRequest == e.running.tid) {
+        e.commitWake.signal();
+      }
+    } finally {
+      e.stateLock.unlock();
+    }
+  }
+
+  /** ext4's fsync path: commit {@code tid} if e.running and wait; wait if e.committing; else return. */
+  void completeTransaction(int tid) throws JournalException {
+    e.stateLock.lock();
+    try {
+      if (e.running != null && e.running.tid == tid) {
+        e.requestCommitLocked(tid);
+      } else if (e.committing == null || e.committing.tid != tid) {
+        e.checkNotAborted();
+        return;
+      }
+    } finally {
+      e.stateLock.unlock();
+    }
+    commitNowOrWait(tid);
+  }
+
+  /** Commits the e.running transaction (if any) and waits for it and any e.committing one. */
+  void forceCommit() throws JournalException {
+    int target;
+    e.stateLock.lock();
+    try {
+      e.checkNotAborted();
+      if (e.running != null && e.running.handleCount > 0) {
+        target = e.running.tid;
+        e.requestCommitLocked(target);
+      } else if (e.committing != null) {
+        target = e.committing.tid;
+      } else {
+        return;
+      }
+    } finally {
+      e.stateLock.unlock();
+    }
+    commitNowOrWait(target);
+  }
+}
