@@ -40,12 +40,14 @@ trap cleanup EXIT
 UUID=5e7f1c2a-0b1d-4c3e-8f4a-6d2b9e0c1a11
 HASH_SEED=3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f
 
-# mkimage IMG BLOCKSIZE SIZE_MIB JOURNAL_MIB
+# mkimage IMG BLOCKSIZE SIZE_MIB JOURNAL_MIB [MKFS_OPTION...]
 mkimage() {
-  rm -f "$1"
-  truncate -s "${3}M" "$1"
-  mkfs.ext4 -q -F -b "$2" -J size="$4" -U "$UUID" \
-    -E lazy_itable_init=0,lazy_journal_init=0,hash_seed="$HASH_SEED" "$1"
+  local img=$1 bs=$2 size=$3 jmib=$4
+  shift 4
+  rm -f "$img"
+  truncate -s "${size}M" "$img"
+  mkfs.ext4 -q -F -b "$bs" -J size="$jmib" -U "$UUID" \
+    -E lazy_itable_init=0,lazy_journal_init=0,hash_seed="$HASH_SEED" "$@" "$img"
 }
 
 # A file of N bytes of compressible text, fsynced (one committed transaction each in data=ordered).
@@ -107,7 +109,8 @@ keep() {
   echo "$1: $(stat -c %s "$out/$1.img.gz") bytes compressed, $(stat -c %s "$2") bytes raw"
 }
 
-mountimg() { mount -o loop,commit=600 "$1" "$mnt"; }
+# mountimg IMG [EXTRA_MOUNT_OPTIONS]
+mountimg() { mount -o "loop,commit=600${2:+,$2}" "$1" "$mnt"; }
 snapshot() { cp --sparse=always "$1" "$2"; }
 
 # --- basic: a handful of fsynced file creations and appends, no deletions. ---
@@ -182,6 +185,26 @@ wrapped() {
   keep "$name" "$copy"
 }
 
+# --- v1csum: the basic workload on a file system without metadata_csum mounted with journal_checksum,
+# for which the kernel writes legacy v1 journal checksums (COMPAT_CHECKSUM, crc32_be in the commit
+# block) instead of v3. ---
+v1csum() {
+  local name=$1 bs=$2 size=$3 jmib=$4 img="$work/$1.img" copy="$work/$1.copy.img"
+  mkimage "$img" "$bs" "$size" "$jmib" -O ^metadata_csum
+  mountimg "$img" journal_checksum
+  mkdir "$mnt/v1"
+  sync "$mnt/v1" "$mnt"
+  for i in $(seq 1 8); do put "$mnt/v1/sum$i.txt" "v1 checksum $i" $((i * 900)); done
+  for i in 1 2; do append "$mnt/v1/sum$i.txt" "appended $i" 4000; done
+  snapshot "$img" "$copy"
+  umount "$mnt"
+  if ! dumpe2fs -h "$copy" 2>/dev/null | grep -q '^Journal features:.*journal_checksum'; then
+    echo "$name: the kernel did not write v1 journal checksums" >&2; return 1
+  fi
+  verify "$name" "$copy" no no
+  keep "$name" "$copy"
+}
+
 all=(
   "basic   1k-basic   1024 16 1"
   "basic   4k-basic   4096 32 4"
@@ -189,6 +212,8 @@ all=(
   "revoke  4k-revoke  4096 32 4"
   "wrapped 1k-wrapped 1024 16 1"
   "wrapped 4k-wrapped 4096 32 4"
+  "v1csum  1k-v1csum  1024 16 1"
+  "v1csum  4k-v1csum  4096 32 4"
 )
 shift || true
 for spec in "${all[@]}"; do

@@ -1,6 +1,7 @@
 package io.ext4j.cli;
 
 import io.ext4j.fs.Ext4JournalLocator;
+import io.ext4j.jbd2.JournalFailedCommitException;
 import io.ext4j.jbd2.JournalRecovery;
 import io.ext4j.jbd2.RecoveryResult;
 import io.ext4j.jbd2.format.JournalSuperblock;
@@ -14,6 +15,11 @@ import picocli.CommandLine.Command;
  * {@code e2fsck -E journal_only -y}, marks the journal empty and clears the ext4
  * {@code needs_recovery} flag, in that order (a crash between the two leaves a clean journal with
  * the flag set, which is harmless), flushing after each step.
+ *
+ * <p>A failed commit (a corrupt transaction that is not the last one written; see
+ * {@link JournalFailedCommitException}) is also handled as e2fsck does: the transactions before it
+ * are replayed, the journal is marked empty after them, the file system is marked as having errors,
+ * and the command exits with status 1.
  *
  * <p>A journal whose superblock records an abort ({@code s_errno} ≠ 0) is handled as e2fsck does:
  * on an ext4 image the file system's state gets "errors detected" (so the next e2fsck checks it
@@ -31,9 +37,16 @@ public final class JournalRecoverCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    JournalFailedCommitException failed = null;
     try (JournalTarget.Opened j = target.open(true)) {
       JournalSuperblock sb = JournalRecovery.readSuperblock(j.device(), j.map());
-      RecoveryResult r = JournalRecovery.recover(j.device(), j.map(), sb);
+      RecoveryResult r;
+      try {
+        r = JournalRecovery.recover(j.device(), j.map(), sb);
+      } catch (JournalFailedCommitException e) {
+        failed = e; // e2fsck's way: keep what was replayed, mark the journal empty after it, flag the fs
+        r = e.replayed();
+      }
       if (r.clean()) {
         out.println("Journal is clean (sequence " + Integer.toUnsignedString(sb.sequence()) + "); nothing to replay.");
       } else {
@@ -45,6 +58,15 @@ public final class JournalRecoverCommand implements Callable<Integer> {
         out.println("Replayed " + r.transactionsReplayed() + " transactions (" + Integer.toUnsignedString(r.firstTid()) + ".."
             + Integer.toUnsignedString(r.endTid() - 1) + "), " + r.blocksReplayed() + " blocks, " + r.revokeHits()
             + " revoke hits; journal marked empty at sequence " + Integer.toUnsignedString(r.nextTid()) + ".");
+      }
+      if (failed != null) {
+        out.println("Journal transaction " + Integer.toUnsignedString(failed.failedTid()) + " is corrupt ("
+            + failed.getMessage() + "); replay stopped before it.");
+        if (j.isExt4()) {
+          Ext4JournalLocator.markErrorsDetected(j.device());
+          j.device().flush();
+          out.println("Marked the file system as having errors; run e2fsck -f.");
+        }
       }
       JournalSuperblock now = JournalRecovery.readSuperblock(j.device(), j.map());
       if (now.errno() != 0) {
@@ -65,6 +87,6 @@ public final class JournalRecoverCommand implements Callable<Integer> {
       }
     }
     out.flush();
-    return 0;
+    return failed == null ? 0 : 1;
   }
 }

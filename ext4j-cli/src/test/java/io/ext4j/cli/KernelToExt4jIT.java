@@ -102,6 +102,45 @@ class KernelToExt4jIT {
     assertThat(state & 0x2).as("s_state has 'errors detected'").isEqualTo(0x2);
   }
 
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"1k-v1csum", "4k-v1csum"})
+  void recover_ofAV1LogWithACorruptTransaction_stopsBeforeIt_andFlagsTheFs_likeE2fsck(String name) throws Exception {
+    int bs = KernelFixtures.blockSize(name);
+    Path ours = KernelFixtures.extract(name, dir.resolve("v1bad-ours-" + name));
+    Path theirs = KernelFixtures.extract(name, dir.resolve("v1bad-theirs-" + name));
+    int victim = flipAByteInTheLastTransaction(ours, bs);
+    assertThat(flipAByteInTheLastTransaction(theirs, bs)).isEqualTo(victim);
+
+    Cli cli = Cli.run("journal", "recover", ours.toString());
+    List<String> e2fsckOut = run(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
+
+    assertThat(cli.exitCode()).as("a failed commit exits 1; %s", cli.out()).isEqualTo(1);
+    assertThat(cli.out()).contains("Journal transaction " + victim + " is corrupt")
+        .contains("Marked the file system as having errors");
+    assertThat(e2fsckOut).anySatisfy(l -> assertThat(l).contains("transaction " + victim + " was corrupt"));
+    byte[] a = assertSameImageAsE2fsck(ours, theirs, bs);
+    int state = ((a[1024 + 0x3B] & 0xFF) << 8) | (a[1024 + 0x3A] & 0xFF);
+    assertThat(state & 0x2).as("s_state has 'errors detected'").isEqualTo(0x2);
+  }
+
+  /** Flips one byte of the first data block of the last transaction in an image's log; returns that tid. */
+  static int flipAByteInTheLastTransaction(Path image, int blockSize) throws IOException {
+    try (io.ext4j.block.FileBlockDevice dev = io.ext4j.block.FileBlockDevice.open(image, blockSize,
+        io.ext4j.block.FileBlockDevice.Options.defaults())) {
+      io.ext4j.jbd2.JournalMap map = io.ext4j.fs.Ext4JournalLocator.locate(dev).journalMap();
+      io.ext4j.jbd2.RecoveryResult scan = io.ext4j.jbd2.JournalRecovery.scan(dev, map,
+          io.ext4j.jbd2.JournalRecovery.readSuperblock(dev, map));
+      io.ext4j.jbd2.RecoveryResult.Transaction last = scan.transactions().getLast();
+      long block = map.deviceBlock(last.firstBlock() + 1);
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(blockSize);
+      dev.read(block, b);
+      b.put(100, (byte) ~b.get(100));
+      dev.write(block, b.clear());
+      dev.flush();
+      return last.tid();
+    }
+  }
+
   /** Writes s_errno into the journal superblock of an ext4 image (as an aborted jbd2 leaves it). */
   static void setJournalErrno(Path image, int blockSize, int errno) throws IOException {
     try (io.ext4j.block.FileBlockDevice dev = io.ext4j.block.FileBlockDevice.open(image, blockSize,

@@ -49,7 +49,11 @@ import java.util.UUID;
  *
  * <h2>Recovery</h2>
  * {@link #open} replays a journal that needs recovery (scan, revoke and replay passes, as jbd2) before
- * anything else, flushes, then starts with an empty log.
+ * anything else, flushes, then starts with an empty log. Checksums are verified as jbd2 does — v2/v3
+ * (crc32c) and the legacy v1 ({@code COMPAT_CHECKSUM}, crc32 in the commit block). A failed commit (a
+ * transaction that fails its checks although a later one, or its own flushed commit block, shows it
+ * was complete) makes {@code open} throw {@link JournalFailedCommitException} after replaying what
+ * came before, as the kernel refuses to mount.
  */
 public final class Journal implements AutoCloseable {
   private final JournalEngine engine;

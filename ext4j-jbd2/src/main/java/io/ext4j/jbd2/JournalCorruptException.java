@@ -4,7 +4,7 @@ package io.ext4j.jbd2;
  * A journal structure failed a check: bad magic, wrong block type, bad checksum, a field out of
  * range. Carries the device, the journal block and the evidence.
  */
-public final class JournalCorruptException extends JournalException {
+public class JournalCorruptException extends JournalException {
   private static final long serialVersionUID = 1L;
   private final String device;
   private final long journalBlock;

@@ -20,7 +20,7 @@ import java.util.zip.GZIPInputStream;
  */
 public final class KernelFixtures {
   private static final List<String> NAMES =
-      List.of("1k-basic", "4k-basic", "1k-revoke", "4k-revoke", "1k-wrapped", "4k-wrapped");
+      List.of("1k-basic", "4k-basic", "1k-revoke", "4k-revoke", "1k-wrapped", "4k-wrapped", "1k-v1csum", "4k-v1csum");
 
   private KernelFixtures() {}
 

@@ -53,6 +53,26 @@ public final class CommitBlock {
     return b;
   }
 
+  /**
+   * Whether a commit block satisfies jbd2's v1 ({@code COMPAT_CHECKSUM}) rule for a transaction whose
+   * blocks chain to {@code crc} ({@link Crc32Be} from {@code ~0} over every descriptor and logged data
+   * block): {@code chksum_type} 1, {@code chksum_size} 4 and {@code chksum[0] == crc}; or no v1
+   * checksum at all (type, size and {@code chksum[0]} all 0), which jbd2 also accepts.
+   */
+  public static boolean v1Matches(ByteBuffer block, int crc) {
+    ByteBuffer b = block.duplicate().order(ByteOrder.BIG_ENDIAN);
+    int base = b.position();
+    int type = Byte.toUnsignedInt(b.get(base + 0x0C));
+    int size = Byte.toUnsignedInt(b.get(base + 0x0D));
+    int stored = b.getInt(base + 0x10);
+    return type == V1_CRC32_TYPE && size == V1_CRC32_SIZE && stored == crc || type == 0 && size == 0 && stored == 0;
+  }
+
+  /** {@code JBD2_CRC32_CHKSUM}: the v1 commit block's {@code chksum_type}. */
+  public static final int V1_CRC32_TYPE = 1;
+  /** {@code JBD2_CRC32_CHKSUM_SIZE}: the v1 commit block's {@code chksum_size}. */
+  public static final int V1_CRC32_SIZE = 4;
+
   /** Decodes a commit block whose header was already recognised, checking its checksum. */
   public static Commit decode(LogFormat f, ByteBuffer block) {
     ByteBuffer b = block.duplicate().order(ByteOrder.BIG_ENDIAN);

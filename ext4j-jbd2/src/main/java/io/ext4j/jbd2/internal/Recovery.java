@@ -2,10 +2,12 @@ package io.ext4j.jbd2.internal;
 
 import io.ext4j.block.BlockDevice;
 import io.ext4j.jbd2.JournalCorruptException;
+import io.ext4j.jbd2.JournalFailedCommitException;
 import io.ext4j.jbd2.JournalMap;
 import io.ext4j.jbd2.RecoveryResult;
 import io.ext4j.jbd2.format.BlockTag;
 import io.ext4j.jbd2.format.CommitBlock;
+import io.ext4j.jbd2.format.Crc32Be;
 import io.ext4j.jbd2.format.DescriptorBlock;
 import io.ext4j.jbd2.format.JournalFeature;
 import io.ext4j.jbd2.format.JournalHeader;
@@ -53,9 +55,17 @@ import java.util.Map;
  *       SCAN, the tag checksum of every data block of an async-commit journal with v2/v3 checksums,
  *       and a transaction with a mismatching data block ends the log (like a bad async commit
  *       block): it and everything after it are not replayed, and recovery succeeds.
- *   <li>Walking stops once the end is fixed (jbd2 walks on only to detect v1-checksum corruption; v1
- *       {@code COMPAT_CHECKSUM} checksums are not verified by ext4j).
+ *   <li>Legacy v1 checksums ({@code COMPAT_CHECKSUM}, what the kernel writes for {@code
+ *       journal_checksum} on a file system without metadata_csum): a CRC ({@link Crc32Be}) chained
+ *       from {@code ~0} over every descriptor and logged data block of a transaction must match its
+ *       commit block, or the commit block must carry no v1 checksum at all. A mismatch older than
+ *       the last good commit is stale (the log ends, success); otherwise, without ASYNC_COMMIT, a
+ *       failed commit; with it, the log ends before that transaction — unless a later commit block
+ *       follows, which makes it a failed commit after all (as jbd2 walks on to find out).
+ *   <li>Otherwise walking stops once the end is fixed.
  * </ul>
+ * A failed commit replays the transactions before it and then throws
+ * {@link JournalFailedCommitException} carrying what was replayed.
  *
  * <h2>REVOKE</h2>
  * Every revoke record of transactions {@code [s_sequence, end)} maps its home block to the newest tid
@@ -124,14 +134,16 @@ public final class Recovery {
     }
     Recovery r = new Recovery(device, map, sb);
     Scan scan = r.scanPass();
-    if (scan.failedCommit != null) {
-      throw scan.failedCommit;
-    }
     List<RecoveryResult.Transaction> txs = new ArrayList<>();
     for (TxBounds t : scan.transactions) {
       txs.add(new RecoveryResult.Transaction(t.tid, t.firstBlock, t.commitBlock, 0, 0, 0));
     }
-    return new RecoveryResult(false, sb.sequence(), scan.endTid, scan.headBlock, 0, 0, txs);
+    RecoveryResult result = new RecoveryResult(false, sb.sequence(), scan.endTid, scan.headBlock, 0, 0, txs);
+    FailedCommit f = scan.failedCommit;
+    if (f != null) {
+      throw new JournalFailedCommitException(device.name(), f.block(), f.what(), f.evidence(), f.tid(), result);
+    }
+    return result;
   }
 
   /**
@@ -157,8 +169,11 @@ public final class Recovery {
   /** Log blocks of one transaction accepted by SCAN. */
   private record TxBounds(int tid, long firstBlock, long commitBlock) {}
 
-  /** SCAN's findings. {@code failedCommit} is set for a bad sync commit block. */
-  private record Scan(int endTid, long headBlock, List<TxBounds> transactions, JournalCorruptException failedCommit) {}
+  /** A failed commit found by SCAN: the evidence for {@link JournalFailedCommitException}. */
+  private record FailedCommit(long block, String what, String evidence, int tid) {}
+
+  /** SCAN's findings. {@code failedCommit} is set for a bad sync commit block or a v1 failure followed by a commit. */
+  private record Scan(int endTid, long headBlock, List<TxBounds> transactions, FailedCommit failedCommit) {}
 
   private Scan scanPass() throws IOException {
     int next = sb.sequence();
@@ -167,6 +182,11 @@ public final class Recovery {
     long lastCommitTime = 0;
     boolean needCheckCommitTime = false;
     boolean dataBad = false; // async deviation: a data block of the current tid failed its tag checksum
+    boolean v1 = sb.has(JournalFeature.CHECKSUM);
+    int v1Crc = ~0; // v1: crc32_be over the current tid's descriptor and data blocks
+    int v1End = 0; // v1 with async commit: the tid whose checksum failed (the log ends there), if v1Failed
+    boolean v1Failed = false;
+    long v1Block = -1;
     long txFirst = -1;
     long walked = 0;
     List<TxBounds> txs = new ArrayList<>();
@@ -192,6 +212,14 @@ public final class Recovery {
             needCheckCommitTime = true;
           }
           List<BlockTag> tags = DescriptorBlock.decodeTags(format, b);
+          if (v1) {
+            v1Crc = Crc32Be.update(v1Crc, b);
+            long data = block;
+            for (int i = 0; i < tags.size(); i++) {
+              v1Crc = Crc32Be.update(v1Crc, log.read(data));
+              data = log.next(data);
+            }
+          }
           if (tailOk && asyncCommit && format.checksummed() && !dataBad) {
             long data = block;
             for (BlockTag tag : tags) {
@@ -213,6 +241,32 @@ public final class Recovery {
           CommitBlock.Commit c = CommitBlock.decode(format, b);
           long commitTime = c.commitSeconds();
           boolean older = Long.compareUnsigned(commitTime, lastCommitTime) < 0;
+          if (v1Failed) {
+            // v1, async commit: a transaction committed after one whose checksum failed. Commits
+            // are written one after another, so the failed one was complete: corruption.
+            return new Scan(v1End, head, txs, new FailedCommit(v1Block, "v1 checksum of transaction "
+                + Integer.toUnsignedString(v1End), "its blocks do not match its commit block, and transaction "
+                + Integer.toUnsignedString(next) + " after it committed", v1End));
+          }
+          if (v1 && !CommitBlock.v1Matches(b, v1Crc)) {
+            if (older) {
+              return new Scan(next, head, txs, null); // stale
+            }
+            if (!asyncCommit) {
+              return new Scan(next, head, txs, new FailedCommit(at, "v1 checksum of transaction "
+                  + Integer.toUnsignedString(next), "its blocks do not match the crc32 in its commit block, which was"
+                  + " written after they were flushed", next));
+            }
+            v1Failed = true; // interrupted async commit: the log ends here unless a later commit follows
+            v1End = next;
+            v1Block = at;
+            v1Crc = ~0;
+            lastCommitTime = commitTime;
+            txFirst = -1;
+            next++;
+            continue;
+          }
+          v1Crc = ~0;
           if (needCheckCommitTime) {
             if (!older) {
               throw new JournalCorruptException(device, at, "descriptor or revoke block checksum in transaction "
@@ -225,9 +279,9 @@ public final class Recovery {
               return new Scan(next, head, txs, null); // stale
             }
             if (!asyncCommit) {
-              return new Scan(next, head, txs, new JournalCorruptException(device, at,
+              return new Scan(next, head, txs, new FailedCommit(at,
                   "commit block checksum of transaction " + Integer.toUnsignedString(next),
-                  "sync commit failed: the commit block is corrupt although everything before it was flushed"));
+                  "sync commit failed: the commit block is corrupt although everything before it was flushed", next));
             }
             return new Scan(next, head, txs, null); // interrupted async commit
           }
@@ -241,11 +295,11 @@ public final class Recovery {
           next++;
         }
         default -> {
-          return new Scan(next, head, txs, null);
+          return new Scan(v1Failed ? v1End : next, head, txs, null);
         }
       }
     }
-    return new Scan(next, head, txs, null);
+    return new Scan(v1Failed ? v1End : next, head, txs, null);
   }
 
   // ---- REVOKE and REPLAY ---------------------------------------------------------------------------
@@ -255,8 +309,9 @@ public final class Recovery {
     Map<Long, Integer> revoked = revokePass(scan);
     RecoveryResult result = replayPass(scan, revoked);
     dev.flush();
-    if (scan.failedCommit != null) {
-      throw scan.failedCommit;
+    FailedCommit f = scan.failedCommit;
+    if (f != null) {
+      throw new JournalFailedCommitException(device, f.block(), f.what(), f.evidence(), f.tid(), result);
     }
     return result;
   }
