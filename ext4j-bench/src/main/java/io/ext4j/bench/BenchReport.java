@@ -13,7 +13,7 @@ import java.util.OptionalDouble;
  *
  * <p>JSON shape: {@code {"seconds":…, "warmupSeconds":…, "blocksPerOp":…, "asyncCommit":…,
  * "peakHeapBytes":…, "rows":[{"policy":…, "threads":…, "opsPerSec":…, "p50Micros":…, "p99Micros":…,
- * "handlesPerTransaction":…, "flushesPerSec":…, "default":…, "deviceFlushesPerSec":…}],
+ * "handlesPerTransaction":…, "flushesPerSec":…, "default":…, "deviceFlushesPerSec":…, "commitWakeup":…}],
  * "defaultPolicyStats":{…}|null}}}. A baseline row's {@code handlesPerTransaction} is {@code null}
  * (no transactions) and its {@code flushesPerSec} counts fdatasync calls; {@code deviceFlushesPerSec}
  * is what the disk really did (see {@link BenchRow#deviceFlushesPerSec()}), {@code null} where the
@@ -68,10 +68,10 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
     s.append(fmt("(* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s warmup; "
         + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; "
         + "disk fl/s = flushes the disk completed (all processes), ops/dfl = operations per such flush; "
-        + "JIT warmup %.1f s before the first row; peak heap %d MiB)%n",
+        + "JIT warmup %.1f s before the first row; commit wake-up %s; peak heap %d MiB)%n",
         options.duration().toNanos() / 1e9, options.rounds(), options.warmup().toNanos() / 1e9, options.blocksPerOp(),
         options.journalOptions().asyncCommit() ? "on" : "off", options.jvmWarmup().toNanos() / 1e9,
-        peakHeapBytes >> 20));
+        wakeupsRun(), peakHeapBytes >> 20));
     defaultPolicyStats.ifPresent(st -> {
       int lastThreads = rows.stream().filter(BenchRow::isDefault).reduce((a, b) -> b).orElseThrow().threads();
       s.append(fmt("%nJournal statistics, default policy, last slice (%d threads; whole slice incl. warmup):%n", lastThreads));
@@ -105,6 +105,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
       s.append(",\"flushesPerSec\":").append(num(r.flushesPerSec()));
       s.append(",\"default\":").append(r.isDefault());
       s.append(",\"deviceFlushesPerSec\":").append(num(r.deviceFlushesPerSec()));
+      s.append(",\"commitWakeup\":").append(r.isBaseline() ? "null" : str(r.commitWakeup()));
       s.append('}');
     }
     s.append("],\"defaultPolicyStats\":");
@@ -129,6 +130,13 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
       s.append("null");
     }
     return s.append('}').toString();
+  }
+
+  /** The commit wake-ups the journal rows really used, e.g. "futex-broadcast". */
+  private String wakeupsRun() {
+    String run = String.join(", ", rows.stream().filter(r -> !r.isBaseline()).map(BenchRow::commitWakeup).distinct()
+        .toList());
+    return run.isEmpty() ? "-" : run;
   }
 
   static String progressLine(BenchRow r) {

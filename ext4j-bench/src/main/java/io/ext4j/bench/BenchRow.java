@@ -21,7 +21,9 @@ import java.util.OptionalDouble;
  * @param deviceFlushesPerSec flush requests the kernel's block layer completed per second on the
  *     disk during the window ({@link DiskFlushCounter}; all processes on that disk), empty where the
  *     kernel does not expose the count
- * @param isDefault true for the journal's default batching policy
+ * @param commitWakeup the commit wake-up that ran ({@code futex-broadcast} or {@code unpark-each});
+ *     empty for the baseline
+ * @param isDefault true for the journal's default batching policy with the default commit wake-up
  */
 public record BenchRow(
     String policy,
@@ -33,10 +35,16 @@ public record BenchRow(
     double flushesPerSec,
     double transactionsPerSec,
     OptionalDouble deviceFlushesPerSec,
+    String commitWakeup,
     boolean isDefault) {
 
   /** The policy name of the same-run kernel baseline rows. */
   public static final String BASELINE = "fdatasync-baseline";
+
+  /** The command-line name of a commit wake-up: {@code futex-broadcast}, {@code unpark-each}. */
+  public static String wakeupName(io.ext4j.jbd2.CommitWakeup w) {
+    return w.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
 
   public boolean isBaseline() {
     return BASELINE.equals(policy);
@@ -64,6 +72,7 @@ public record BenchRow(
         slices.stream().allMatch(r -> r.deviceFlushesPerSec().isPresent())
             ? OptionalDouble.of(slices.stream().mapToDouble(r -> r.deviceFlushesPerSec().getAsDouble()).average().orElse(0))
             : OptionalDouble.empty(),
+        first.commitWakeup(),
         first.isDefault());
   }
 

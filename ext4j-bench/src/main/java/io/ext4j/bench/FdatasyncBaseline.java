@@ -85,7 +85,7 @@ final class FdatasyncBaseline implements AutoCloseable {
           () -> diskEdges[1] = read(disk));
       double rate = r.opsPerSec();
       return new BenchRow(BenchRow.BASELINE, threads, rate, micros(r, 50), micros(r, 99), OptionalDouble.empty(),
-          rate, rate, DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), false);
+          rate, rate, DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), "", false);
     } finally {
       IOException first = null;
       for (FileChannel ch : channels) {

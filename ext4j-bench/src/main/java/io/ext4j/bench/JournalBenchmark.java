@@ -2,6 +2,7 @@ package io.ext4j.bench;
 
 import io.ext4j.jbd2.BatchingPolicies;
 import io.ext4j.jbd2.BatchingPolicy;
+import io.ext4j.jbd2.CommitWakeup;
 import io.ext4j.jbd2.JournalOptions;
 import io.ext4j.jbd2.JournalStats;
 import java.lang.management.ManagementFactory;
@@ -57,6 +58,9 @@ public final class JournalBenchmark {
    * @param jvmWarmup unmeasured time before the first row, shared by every contender at up to 4
    *     threads, so that the first rows are not measured while the JIT compiles (default 2 s; zero
    *     skips it)
+   * @param wakeups commit wake-ups to measure, each with every policy (default: only
+   *     {@link CommitWakeup#FUTEX_BROADCAST}); a row with another than the default is labelled
+   *     {@code policy/wake-up}, e.g. {@code adaptive/unpark-each}
    */
   public record Options(
       Path directory,
@@ -69,7 +73,8 @@ public final class JournalBenchmark {
       int blocksPerOp,
       JournalOptions journalOptions,
       int rounds,
-      Duration jvmWarmup) {
+      Duration jvmWarmup,
+      List<CommitWakeup> wakeups) {
 
     public Options {
       Objects.requireNonNull(directory, "directory");
@@ -91,6 +96,10 @@ public final class JournalBenchmark {
         throw new IllegalArgumentException("blocksPerOp must be 1 or 2: " + blocksPerOp);
       }
       Objects.requireNonNull(jvmWarmup, "jvmWarmup");
+      wakeups = List.copyOf(wakeups);
+      if (wakeups.isEmpty()) {
+        throw new IllegalArgumentException("at least one commit wake-up");
+      }
       if (jvmWarmup.isNegative()) {
         throw new IllegalArgumentException("jvmWarmup must not be negative: " + jvmWarmup);
       }
@@ -126,8 +135,14 @@ public final class JournalBenchmark {
     private JournalOptions journalOptions = JournalOptions.builder().asyncCommit(true).build();
     private int rounds = 3;
     private Duration jvmWarmup = Duration.ofSeconds(2);
+    private List<CommitWakeup> wakeups = List.of(CommitWakeup.FUTEX_BROADCAST);
 
     private Builder() {}
+
+    public Builder wakeups(List<CommitWakeup> v) {
+      wakeups = v;
+      return this;
+    }
 
     public Builder jvmWarmup(Duration v) {
       jvmWarmup = v;
@@ -186,7 +201,7 @@ public final class JournalBenchmark {
 
     public Options build() {
       return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions,
-          rounds, jvmWarmup);
+          rounds, jvmWarmup, wakeups);
     }
   }
 
@@ -209,23 +224,26 @@ public final class JournalBenchmark {
       warmUpJvm(o, journal, baseline);
       for (int threads : o.threads()) {
         // One contender per row; every round runs each once, starting one further along the list.
-        List<String> names = new ArrayList<>();
+        List<Contender> contenders = new ArrayList<>();
         if (baseline != null) {
-          names.add(BenchRow.BASELINE);
+          contenders.add(new Contender(BenchRow.BASELINE, null, null));
         }
-        o.policies().forEach(p -> names.add(p.name()));
+        for (CommitWakeup w : o.wakeups()) {
+          for (BatchingPolicy p : o.policies()) {
+            contenders.add(new Contender(Contender.label(p, w), p, w));
+          }
+        }
         java.util.Map<String, List<BenchRow>> slices = new java.util.LinkedHashMap<>();
-        names.forEach(n -> slices.put(n, new ArrayList<>()));
+        contenders.forEach(c -> slices.put(c.label(), new ArrayList<>()));
         for (int round = 0; round < o.rounds(); round++) {
-          for (int k = 0; k < names.size(); k++) {
-            String name = names.get((k + round) % names.size());
-            if (name.equals(BenchRow.BASELINE)) {
-              slices.get(name).add(baseline.run(threads, o.warmup(), o.slice(), disk));
+          for (int k = 0; k < contenders.size(); k++) {
+            Contender c = contenders.get((k + round) % contenders.size());
+            if (c.policy() == null) {
+              slices.get(c.label()).add(baseline.run(threads, o.warmup(), o.slice(), disk));
             } else {
-              BatchingPolicy p = BatchingPolicies.byName(name);
-              JournalWorkload.Outcome out = journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), o.warmup(),
-                  o.slice(), disk);
-              slices.get(name).add(out.row());
+              JournalWorkload.Outcome out = journal.run(o.journalOptions().toBuilder().commitWakeup(c.wakeup()).build(),
+                  c.policy(), c.label(), threads, o.blocksPerOp(), o.warmup(), o.slice(), disk);
+              slices.get(c.label()).add(out.row());
               if (out.row().isDefault()) {
                 defaultStats = out.stats();
               }
@@ -254,13 +272,23 @@ public final class JournalBenchmark {
     }
     int threads = Math.min(4, o.maxThreads());
     int contenders = o.policies().size() + (baseline != null ? 1 : 0);
-    Duration each = o.jvmWarmup().dividedBy(contenders);
+    Duration each = o.jvmWarmup().dividedBy(contenders); // the policies' share is split among the wake-ups
     Optional<DiskFlushCounter> none = Optional.empty();
     if (baseline != null) {
       baseline.run(threads, Duration.ZERO, each, none);
     }
-    for (BatchingPolicy p : o.policies()) {
-      journal.run(o.journalOptions(), p, threads, o.blocksPerOp(), Duration.ZERO, each, none);
+    for (CommitWakeup w : o.wakeups()) {
+      for (BatchingPolicy p : o.policies()) {
+        journal.run(o.journalOptions().toBuilder().commitWakeup(w).build(), p, Contender.label(p, w), threads,
+            o.blocksPerOp(), Duration.ZERO, each.dividedBy(o.wakeups().size()), none);
+      }
+    }
+  }
+
+  /** One row's subject: the baseline (no policy) or a policy with a commit wake-up. */
+  private record Contender(String label, BatchingPolicy policy, CommitWakeup wakeup) {
+    static String label(BatchingPolicy p, CommitWakeup w) {
+      return w == CommitWakeup.FUTEX_BROADCAST ? p.name() : p.name() + "/" + BenchRow.wakeupName(w);
     }
   }
 

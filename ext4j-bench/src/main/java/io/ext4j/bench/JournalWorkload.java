@@ -3,6 +3,7 @@ package io.ext4j.bench;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.jbd2.BatchingPolicies;
 import io.ext4j.jbd2.BatchingPolicy;
+import io.ext4j.jbd2.CommitWakeup;
 import io.ext4j.jbd2.Handle;
 import io.ext4j.jbd2.Journal;
 import io.ext4j.jbd2.JournalBuffer;
@@ -63,8 +64,8 @@ final class JournalWorkload implements AutoCloseable {
   }
 
   /** Runs one row: {@code threads} writers under {@code template} with its policy replaced by {@code policy}. */
-  Outcome run(JournalOptions template, BatchingPolicy policy, int threads, int blocksPerOp, Duration warmup,
-      Duration window, java.util.Optional<DiskFlushCounter> disk) throws Exception {
+  Outcome run(JournalOptions template, BatchingPolicy policy, String label, int threads, int blocksPerOp,
+      Duration warmup, Duration window, java.util.Optional<DiskFlushCounter> disk) throws Exception {
     if (threads > maxThreads) {
       throw new IllegalArgumentException(threads + " threads but the image has room for " + maxThreads);
     }
@@ -109,9 +110,11 @@ final class JournalWorkload implements AutoCloseable {
           - edges[0].handlesPerTransaction() * edges[0].transactions();
       OptionalDouble hpt = transactions == 0 ? OptionalDouble.empty() : OptionalDouble.of(handles / transactions);
       double flushes = (edges[1].deviceFlushes() - edges[0].deviceFlushes()) / seconds;
-      BenchRow row = new BenchRow(policy.name(), threads, r.opsPerSec(), FdatasyncBaseline.micros(r, 50),
+      CommitWakeup wakeup = journal.commitWakeup(); // what ran: the futex may have been unavailable
+      BenchRow row = new BenchRow(label, threads, r.opsPerSec(), FdatasyncBaseline.micros(r, 50),
           FdatasyncBaseline.micros(r, 99), hpt, flushes, transactions / seconds,
-          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], seconds), policy == BatchingPolicies.defaultPolicy());
+          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], seconds), BenchRow.wakeupName(wakeup),
+          policy == BatchingPolicies.defaultPolicy() && template.commitWakeup() == CommitWakeup.FUTEX_BROADCAST);
       return new Outcome(row, end);
     }
   }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A smoke test of the benchmark's shape. It asserts no speed: benchmarks are not timed tests. */
 class JournalBenchmarkTest {
   private static final List<String> ROW_KEYS = List.of("policy", "threads", "opsPerSec", "p50Micros", "p99Micros",
-      "handlesPerTransaction", "flushesPerSec", "default", "deviceFlushesPerSec");
+      "handlesPerTransaction", "flushesPerSec", "default", "deviceFlushesPerSec", "commitWakeup");
 
   @TempDir
   Path dir;
@@ -56,6 +56,27 @@ class JournalBenchmarkTest {
     try (Stream<Path> left = Files.list(dir)) {
       assertThat(left).as("image and baseline files are removed").isEmpty();
     }
+  }
+
+  @Test
+  void commitWakeups_eachMeasuredWithThePolicy_onlyTheFutexRowIsTheDefault() throws Exception {
+    JournalBenchmark.Options options = JournalBenchmark.Options.builder()
+        .directory(dir)
+        .policies(List.of(BatchingPolicies.defaultPolicy()))
+        .wakeups(List.of(io.ext4j.jbd2.CommitWakeup.values()))
+        .threads(List.of(2))
+        .duration(Duration.ofMillis(300))
+        .warmup(Duration.ofMillis(50))
+        .jvmWarmup(Duration.ZERO)
+        .build();
+    BenchReport report = JournalBenchmark.run(options, line -> {});
+
+    assertThat(report.rows()).extracting(BenchRow::policy)
+        .containsExactly(BenchRow.BASELINE, "adaptive", "adaptive/unpark-each");
+    assertThat(report.rows()).filteredOn(BenchRow::isDefault).extracting(BenchRow::policy).containsExactly("adaptive");
+    assertThat(report.rows()).filteredOn(r -> r.policy().equals("adaptive/unpark-each"))
+        .extracting(BenchRow::commitWakeup).containsExactly("unpark-each");
+    assertThat(report.formatTable()).contains("adaptive/unpark-each");
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.ext4j.bench.BenchReport;
 import io.ext4j.bench.JournalBenchmark;
 import io.ext4j.jbd2.BatchingPolicies;
 import io.ext4j.jbd2.BatchingPolicy;
+import io.ext4j.jbd2.CommitWakeup;
 import io.ext4j.jbd2.JournalOptions;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -47,6 +48,11 @@ public final class BenchJournalCommand implements Callable<Integer> {
           + "none, yield, tick, tick-skip-same, jbd2, adaptive.")
   String policy;
 
+  @Option(names = "--commit-wakeup", paramLabel = "NAME[,NAME...]|all",
+      description = "How the committer wakes its waiters, each measured with every policy: futex-broadcast "
+          + "(the default; one futex wake for all), unpark-each (the before: one unpark per thread), or all.")
+  String commitWakeup;
+
   @Option(names = "--no-baseline", description = "Skip the pwrite + fdatasync baseline rows.")
   boolean noBaseline;
 
@@ -79,6 +85,15 @@ public final class BenchJournalCommand implements Callable<Integer> {
       description = "Directory for the image and baseline files (default: the current directory).")
   Path dir;
 
+  private static CommitWakeup wakeup(String name) {
+    for (CommitWakeup w : CommitWakeup.values()) {
+      if (io.ext4j.bench.BenchRow.wakeupName(w).equals(name)) {
+        return w;
+      }
+    }
+    throw new IllegalArgumentException("unknown commit wake-up " + name + " (known: futex-broadcast, unpark-each)");
+  }
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -96,7 +111,11 @@ public final class BenchJournalCommand implements Callable<Integer> {
     List<BatchingPolicy> policies = policy == null ? List.of(BatchingPolicies.defaultPolicy())
         : policy.equalsIgnoreCase("all") ? BatchingPolicies.all()
         : java.util.Arrays.stream(policy.split(",")).map(String::trim).map(BatchingPolicies::byName).toList();
+    List<CommitWakeup> wakeups = commitWakeup == null ? List.of(CommitWakeup.FUTEX_BROADCAST)
+        : commitWakeup.equalsIgnoreCase("all") ? List.of(CommitWakeup.values())
+        : java.util.Arrays.stream(commitWakeup.split(",")).map(String::trim).map(BenchJournalCommand::wakeup).toList();
     JournalBenchmark.Options options = JournalBenchmark.Options.builder()
+        .wakeups(wakeups)
         .directory(dir)
         .policies(policies)
         .threads(threads)

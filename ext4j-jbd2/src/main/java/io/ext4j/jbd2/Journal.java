@@ -195,6 +195,15 @@ public final class Journal implements AutoCloseable {
     return engine.maxHandleCredits();
   }
 
+  /**
+   * The commit wake-up in use: {@link JournalOptions#commitWakeup()}, except that
+   * {@link CommitWakeup#FUTEX_BROADCAST} falls back to {@link CommitWakeup#UNPARK_EACH} where futexes
+   * cannot be called (see there).
+   */
+  public CommitWakeup commitWakeup() {
+    return engine.commitWakeup();
+  }
+
   /** Runtime statistics (like {@code /proc/fs/jbd2/<dev>/info}). */
   public JournalStats stats() {
     return engine.stats();

@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param maxTransactionBuffers 0 (default) for jbd2's journal length / 4; a smaller value caps
  *     transactions (tests use it to force wrap-around quickly)
  * @param clock time sources (default {@link JournalClock#system()})
+ * @param commitWakeup how the committer wakes the threads waiting for a commit (default
+ *     {@link CommitWakeup#FUTEX_BROADCAST} where available, see there)
  */
 public record JournalOptions(
     Duration commitInterval,
@@ -40,7 +42,8 @@ public record JournalOptions(
     WriteAccessPath writeAccessPath,
     Duration checkpointInterval,
     int maxTransactionBuffers,
-    JournalClock clock) {
+    JournalClock clock,
+    CommitWakeup commitWakeup) {
 
   public JournalOptions {
     Objects.requireNonNull(commitInterval, "commitInterval");
@@ -52,6 +55,7 @@ public record JournalOptions(
     Objects.requireNonNull(writeAccessPath, "writeAccessPath");
     Objects.requireNonNull(checkpointInterval, "checkpointInterval");
     Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(commitWakeup, "commitWakeup");
     if (commitInterval.isNegative() || commitInterval.isZero()) {
       throw new IllegalArgumentException("commitInterval must be positive: " + commitInterval);
     }
@@ -94,6 +98,7 @@ public record JournalOptions(
     b.checkpointInterval = checkpointInterval;
     b.maxTransactionBuffers = maxTransactionBuffers;
     b.clock = clock;
+    b.commitWakeup = commitWakeup;
     return b;
   }
 
@@ -112,8 +117,14 @@ public record JournalOptions(
     private Duration checkpointInterval = Duration.ofSeconds(1);
     private int maxTransactionBuffers;
     private JournalClock clock = JournalClock.system();
+    private CommitWakeup commitWakeup = CommitWakeup.FUTEX_BROADCAST;
 
     private Builder() {}
+
+    public Builder commitWakeup(CommitWakeup v) {
+      commitWakeup = v;
+      return this;
+    }
 
     public Builder commitInterval(Duration v) {
       commitInterval = v;
@@ -185,7 +196,8 @@ public record JournalOptions(
         throw new IllegalArgumentException("asyncCommit needs journal checksums (checksumV3)");
       }
       return new JournalOptions(commitInterval, batchingPolicy, minBatchTime, maxBatchTime, tick, asyncCommit,
-          checksumV3, bit64, committedCheck, writeAccessPath, checkpointInterval, maxTransactionBuffers, clock);
+          checksumV3, bit64, committedCheck, writeAccessPath, checkpointInterval, maxTransactionBuffers, clock,
+          commitWakeup);
     }
   }
 }

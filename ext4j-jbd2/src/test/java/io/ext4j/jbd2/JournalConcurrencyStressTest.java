@@ -202,13 +202,14 @@ class JournalConcurrencyStressTest {
     return null;
   }
 
-  @Test
-  void manyThreadsOnOneBuffer_eachIncrementIsCommittedExactlyOnce() throws Exception {
+  @ParameterizedTest
+  @EnumSource(CommitWakeup.class)
+  void manyThreadsOnOneBuffer_eachIncrementIsCommittedExactlyOnce(CommitWakeup wakeup) throws Exception {
     long seed = Seeds.seed();
     int threads = 16;
     int perThread = JournalFixtures.SOAK ? 1000 : 150;
     MemoryBlockDevice dev = JournalFixtures.device("counter");
-    JournalOptions options = JournalOptions.builder().maxTransactionBuffers(16)
+    JournalOptions options = JournalOptions.builder().maxTransactionBuffers(16).commitWakeup(wakeup)
         .commitInterval(Duration.ofMillis(5)).checkpointInterval(Duration.ofMillis(5)).build();
     ReentrantLock lock = new ReentrantLock();
     try (Journal j = Journal.create(dev, MAP, options)) {

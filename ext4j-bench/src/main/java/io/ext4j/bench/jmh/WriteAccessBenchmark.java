@@ -36,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = "-Xmx256m")
+@Fork(value = 1, jvmArgsAppend = {"-Xmx256m", "--enable-native-access=ALL-UNNAMED"})
 @Warmup(iterations = 1, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class WriteAccessBenchmark {

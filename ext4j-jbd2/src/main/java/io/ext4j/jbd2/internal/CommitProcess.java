@@ -308,7 +308,7 @@ final class CommitProcess {
     } finally {
       e.stateLock.unlock();
     }
-    CommitWaits.wakeWaiters(t);
+    e.commits.wake(t);
     t.state = TransactionState.FINISHED;
     e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();

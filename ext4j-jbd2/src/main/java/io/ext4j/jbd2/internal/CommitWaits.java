@@ -1,10 +1,15 @@
 package io.ext4j.jbd2.internal;
 
+import io.ext4j.jbd2.CommitWakeup;
 import io.ext4j.jbd2.CommittedCheck;
 import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.JournalException;
 import io.ext4j.jbd2.Tid;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -20,12 +25,43 @@ import java.util.concurrent.locks.LockSupport;
  * after the flush that makes its commit block durable — or throws {@link JournalAbortedException}.
  */
 final class CommitWaits {
+  /** Futex words: the waiters for tid t sleep on word t mod SLOTS (at most two tids have waiters at once). */
+  private static final int SLOTS = 4;
+  private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
+
   private final JournalEngine e;
   private volatile int commitSequence; // written under stateLock with release (publish); read lock-free
+  /**
+   * FUTEX_BROADCAST: one int per slot, bumped (a volatile read-modify-write) after each publish of a
+   * tid in that slot and on abort, then woken; null for UNPARK_EACH. Never freed while the engine is
+   * reachable (automatic arena), so a late sleeper never faults.
+   */
+  private final MemorySegment words;
+  private final MemorySegment[] slotWords; // words, one 4-byte slice per slot; immutable
 
-  CommitWaits(JournalEngine engine, int committedTid) {
+  CommitWaits(JournalEngine engine, int committedTid, CommitWakeup wakeup) {
     this.e = engine;
     this.commitSequence = committedTid;
+    if (wakeup == CommitWakeup.FUTEX_BROADCAST && Futex.available()) {
+      words = Arena.ofAuto().allocate((long) SLOTS * Integer.BYTES, Integer.BYTES);
+      slotWords = new MemorySegment[SLOTS];
+      for (int i = 0; i < SLOTS; i++) {
+        slotWords[i] = words.asSlice((long) i * Integer.BYTES, Integer.BYTES);
+      }
+    } else {
+      words = null;
+      slotWords = null;
+    }
+  }
+
+  /** The wake-up in use: FUTEX_BROADCAST only when asked for and available. */
+  CommitWakeup wakeup() {
+    return words != null ? CommitWakeup.FUTEX_BROADCAST : CommitWakeup.UNPARK_EACH;
+  }
+
+  /** Whether waiters must register on their transaction's queue (UNPARK_EACH) rather than sleep on a futex. */
+  boolean registersWaiters() {
+    return words == null;
   }
 
   /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
@@ -43,17 +79,43 @@ final class CommitWaits {
 
   /**
    * Publishes {@code t} as committed: its commit block is durable. Caller holds the engine's stateLock; the
-   * waiters are unparked by {@link #wakeWaiters} after the lock is released.
+   * waiters are woken by {@link #wake} after the lock is released.
    */
   void publish(Transaction t) {
     assert e.stateLock.isHeldByCurrentThread();
     commitSequence = t.tid; // volatile write (release): pairs with the volatile reads in isCommitted and waitCommit
   }
 
-  /** Unparks every thread waiting for {@code t}. */
-  static void wakeWaiters(Transaction t) {
+  /**
+   * Wakes every thread waiting for {@code t}, after {@link #publish} (or an abort) made the outcome
+   * visible: one futex wake for the whole slot (waiters of another tid in it re-check and sleep
+   * again), and an unpark for each thread registered on the transaction's queue.
+   */
+  void wake(Transaction t) {
+    if (words != null) {
+      int slot = t.tid & (SLOTS - 1);
+      WORD.getAndAdd(words, (long) slot * Integer.BYTES, 1); // volatile: orders after the publish or abort
+      Futex.wakeAll(slotWords[slot]);
+    }
     for (Thread w; (w = t.waiters.poll()) != null; ) {
       LockSupport.unpark(w);
+    }
+  }
+
+  /** After an abort: wakes every waiter of every slot and of the given transactions (which may be null). */
+  void wakeAll(Transaction... ts) {
+    if (words != null) {
+      for (int slot = 0; slot < SLOTS; slot++) {
+        WORD.getAndAdd(words, (long) slot * Integer.BYTES, 1);
+        Futex.wakeAll(slotWords[slot]);
+      }
+    }
+    for (Transaction t : ts) {
+      if (t != null) {
+        for (Thread w; (w = t.waiters.poll()) != null; ) {
+          LockSupport.unpark(w);
+        }
+      }
     }
   }
 
@@ -74,7 +136,9 @@ final class CommitWaits {
         if (t == null) {
           return; // a tid never started (or not ours): nothing to wait for
         }
-        t.waiters.add(Thread.currentThread());
+        if (registersWaiters()) {
+          t.waiters.add(Thread.currentThread());
+        }
       } finally {
         e.stateLock.unlock();
       }
@@ -90,6 +154,10 @@ final class CommitWaits {
    * park returns at once while the interrupt status is set, so it is cleared here and restored).
    */
   private void parkUntilCommitted(int tid) {
+    if (words != null) {
+      sleepUntilCommitted(tid);
+      return;
+    }
     boolean interrupted = false;
     while (!Tid.geq(commitSequence, tid) && !e.isAborted()) {
       LockSupport.park(this);
@@ -97,6 +165,26 @@ final class CommitWaits {
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * FUTEX_BROADCAST: sleeps on the tid's slot word until {@code tid} is committed or the journal
+   * aborts. The word is read before the condition: if the committer's bump comes after that read,
+   * the kernel either sees the changed word and returns at once or is woken by the wake that follows
+   * the bump, so no wake-up is lost. Uninterruptible (a Java interrupt does not end a futex sleep).
+   */
+  private void sleepUntilCommitted(int tid) {
+    int slot = tid & (SLOTS - 1);
+    long offset = (long) slot * Integer.BYTES;
+    while (true) {
+      int seen = (int) WORD.getVolatile(words, offset);
+      if (Tid.geq(commitSequence, tid) || e.isAborted()) {
+        return;
+      }
+      if (Futex.await(slotWords[slot], seen) != 0 && (int) WORD.getVolatile(words, offset) == seen) {
+        LockSupport.parkNanos(this, 20_000); // an unexpected error with the word unchanged: do not spin
+      }
     }
   }
 

@@ -111,7 +111,7 @@ public final class JournalEngine {
     }
     this.nextTid = sb.sequence();
     this.commitRequest = nextTid - 1;
-    this.commits = new CommitWaits(this, nextTid - 1);
+    this.commits = new CommitWaits(this, nextTid - 1, options.commitWakeup());
     this.tailSequence = nextTid;
     this.stats = new StatsCollector(maxTransactionBuffers);
     this.cache = new BufferCache(device);
@@ -217,7 +217,9 @@ public final class JournalEngine {
         requestCommitLocked(t.tid, wakeCommitThread);
         if (!wakeCommitThread) {
           // The caller will commit or wait next: register as a waiter now, in the same lock hold.
-          t.waiters.add(Thread.currentThread());
+          if (commits.registersWaiters()) {
+            t.waiters.add(Thread.currentThread());
+          }
         }
       } else if (options.clock().nanoTime() - t.expiresNanos >= 0) {
         requestCommitLocked(t.tid, true);
@@ -301,6 +303,11 @@ public final class JournalEngine {
     commits.forceCommit();
   }
 
+  /** The commit wake-up in use (see {@link io.ext4j.jbd2.Journal#commitWakeup()}). */
+  public io.ext4j.jbd2.CommitWakeup commitWakeup() {
+    return commits.wakeup();
+  }
+
   /** The running transaction's tid, or null when no transaction runs. */
   public Integer runningTid() {
     stateLock.lock();
@@ -374,11 +381,7 @@ public final class JournalEngine {
       }
       abortCause = cause;
       commitWake.signalAll();
-      for (Transaction t : new Transaction[] {running, committing}) {
-        if (t != null) {
-          CommitWaits.wakeWaiters(t);
-        }
-      }
+      commits.wakeAll(running, committing);
       transactionUnlocked.signalAll();
       updatesDone.signalAll();
       handleJoined.signalAll();
