@@ -27,14 +27,17 @@ import java.util.concurrent.locks.LockSupport;
 final class CommitWaits {
   /** Futex words: the waiters for tid t sleep on word t mod SLOTS (at most two tids have waiters at once). */
   private static final int SLOTS = 4;
+  /** Byte offset of slot i's sleeper count: after the SLOTS words. */
+  private static final long SLEEPERS = (long) SLOTS * Integer.BYTES;
   private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
 
   private final JournalEngine e;
   private volatile int commitSequence; // written under stateLock with release (publish); read lock-free
   /**
    * FUTEX_BROADCAST: one int per slot, bumped (a volatile read-modify-write) after each publish of a
-   * tid in that slot and on abort, then woken; null for UNPARK_EACH. Never freed while the engine is
-   * reachable (automatic arena), so a late sleeper never faults.
+   * tid in that slot and on abort, then woken if it has sleepers; then one int per slot counting the
+   * threads inside {@link #sleepUntilCommitted} on it. Null for UNPARK_EACH. Never freed while the
+   * engine is reachable (automatic arena), so a late sleeper never faults.
    */
   private final MemorySegment words;
   private final MemorySegment[] slotWords; // words, one 4-byte slice per slot; immutable
@@ -43,7 +46,7 @@ final class CommitWaits {
     this.e = engine;
     this.commitSequence = committedTid;
     if (wakeup == CommitWakeup.FUTEX_BROADCAST && Futex.available()) {
-      words = Arena.ofAuto().allocate((long) SLOTS * Integer.BYTES, Integer.BYTES);
+      words = Arena.ofAuto().allocate(2L * SLOTS * Integer.BYTES, Integer.BYTES);
       slotWords = new MemorySegment[SLOTS];
       for (int i = 0; i < SLOTS; i++) {
         slotWords[i] = words.asSlice((long) i * Integer.BYTES, Integer.BYTES);
@@ -93,12 +96,25 @@ final class CommitWaits {
    */
   void wake(Transaction t) {
     if (words != null) {
-      int slot = t.tid & (SLOTS - 1);
-      WORD.getAndAdd(words, (long) slot * Integer.BYTES, 1); // volatile: orders after the publish or abort
-      Futex.wakeAll(slotWords[slot]);
+      bumpAndWake(t.tid & (SLOTS - 1));
     }
     for (Thread w; (w = t.waiters.poll()) != null; ) {
       LockSupport.unpark(w);
+    }
+  }
+
+  /**
+   * Bumps the slot's word, then wakes its sleepers — skipping the system call when there are none (a
+   * lone writer's commit has no one to wake). Lost wake-ups are impossible: the bump, the sleeper
+   * count's read here, and a sleeper's increment of it and read of the word are all volatile, so
+   * sequentially consistent; if this read sees no sleeper, a thread that is about to sleep
+   * incremented after it and therefore reads the bumped word and the published outcome, and does
+   * not sleep (or its futex call returns at once).
+   */
+  private void bumpAndWake(int slot) {
+    WORD.getAndAdd(words, (long) slot * Integer.BYTES, 1); // volatile: after the publish or the abort
+    if ((int) WORD.getVolatile(words, SLEEPERS + (long) slot * Integer.BYTES) != 0) {
+      Futex.wakeAll(slotWords[slot]);
     }
   }
 
@@ -106,8 +122,7 @@ final class CommitWaits {
   void wakeAll(Transaction... ts) {
     if (words != null) {
       for (int slot = 0; slot < SLOTS; slot++) {
-        WORD.getAndAdd(words, (long) slot * Integer.BYTES, 1);
-        Futex.wakeAll(slotWords[slot]);
+        bumpAndWake(slot);
       }
     }
     for (Transaction t : ts) {
@@ -177,14 +192,23 @@ final class CommitWaits {
   private void sleepUntilCommitted(int tid) {
     int slot = tid & (SLOTS - 1);
     long offset = (long) slot * Integer.BYTES;
-    while (true) {
-      int seen = (int) WORD.getVolatile(words, offset);
-      if (Tid.geq(commitSequence, tid) || e.isAborted()) {
-        return;
+    long sleepers = SLEEPERS + offset;
+    if (Tid.geq(commitSequence, tid) || e.isAborted()) {
+      return;
+    }
+    WORD.getAndAdd(words, sleepers, 1); // volatile; before reading the word (see bumpAndWake)
+    try {
+      while (true) {
+        int seen = (int) WORD.getVolatile(words, offset);
+        if (Tid.geq(commitSequence, tid) || e.isAborted()) {
+          return;
+        }
+        if (Futex.await(slotWords[slot], seen) != 0 && (int) WORD.getVolatile(words, offset) == seen) {
+          LockSupport.parkNanos(this, 20_000); // an unexpected error with the word unchanged: do not spin
+        }
       }
-      if (Futex.await(slotWords[slot], seen) != 0 && (int) WORD.getVolatile(words, offset) == seen) {
-        LockSupport.parkNanos(this, 20_000); // an unexpected error with the word unchanged: do not spin
-      }
+    } finally {
+      WORD.getAndAdd(words, sleepers, -1);
     }
   }
 
