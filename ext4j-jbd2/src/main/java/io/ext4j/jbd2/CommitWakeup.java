@@ -13,6 +13,8 @@ public enum CommitWakeup {
    * access for ext4j ({@code --enable-native-access=ALL-UNNAMED}, or the module's name on the module
    * path; the {@code ext4j} launcher and JAR enable it). Where that is missing the journal uses
    * {@link #UNPARK_EACH} instead, without a warning; {@link Journal#commitWakeup()} says which runs.
+   * Small groups (fewer than 6 handles in the transaction and in the last commit) still wait to be
+   * unparked one by one: for a thread or two an unpark is quicker than a futex round trip.
    */
   FUTEX_BROADCAST,
   /**

@@ -82,7 +82,12 @@ class CommitWakeupTest {
     JournalOptions options = JournalOptions.builder().commitWakeup(wakeup).commitInterval(Duration.ofHours(1))
         .checkpointInterval(Duration.ofHours(1)).build();
     Journal j = Journal.create(JournalFixtures.device("wakeup-abort"), MAP, options);
-    int tid = JournalFixtures.writeBlock(j, 100, image(1, 1, 100, false), false); // async: nothing commits it
+    // Eight async handles (nothing commits them): a group large enough for the futex (FUTEX_MIN_GROUP).
+    int tid = 0;
+    for (int i = 0; i < 8; i++) {
+      tid = JournalFixtures.writeBlock(j, 100 + i, image(1, i, 100 + i, false), false);
+    }
+    int waitedTid = tid;
     int waiters = 8;
     ExecutorService pool = Executors.newFixedThreadPool(waiters);
     try {
@@ -91,13 +96,14 @@ class CommitWakeupTest {
       for (int i = 0; i < waiters; i++) {
         fs.add(pool.submit(() -> {
           sleeping.add(Thread.currentThread());
-          j.waitCommit(tid);
+          j.waitCommit(waitedTid);
           return null;
         }));
       }
       // Wait (by looking, not by sleeping a guess) until every waiter is inside its wait.
       long deadline = System.nanoTime() + 60_000_000_000L;
-      while (sleeping.size() < waiters || !sleeping.stream().allMatch(CommitWakeupTest::isWaitingForCommit)) {
+      String waitFrame = j.commitWakeup() == CommitWakeup.FUTEX_BROADCAST ? "sleepUntilCommitted" : "park";
+      while (sleeping.size() < waiters || !sleeping.stream().allMatch(t -> isIn(t, waitFrame))) {
         assertThat(System.nanoTime() - deadline).as("waiters reach their wait").isNegative();
         Thread.onSpinWait();
       }
@@ -120,8 +126,8 @@ class CommitWakeupTest {
     }
   }
 
-  private static boolean isWaitingForCommit(Thread t) {
-    return Arrays.stream(t.getStackTrace())
-        .anyMatch(f -> f.getMethodName().equals("sleepUntilCommitted") || f.getMethodName().equals("park"));
+  /** Whether the thread is inside a method of that name (the futex sleep, or a park). */
+  private static boolean isIn(Thread t, String method) {
+    return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals(method));
   }
 }

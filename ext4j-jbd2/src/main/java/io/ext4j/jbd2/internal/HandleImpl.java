@@ -289,9 +289,9 @@ public final class HandleImpl implements Handle {
     if (sync && !engine.isAborted()) {
       engine.options.batchingPolicy().onSyncStop(engine.batchContext(t));
     }
-    engine.detach(this, unusedCredits(), sync, false);
+    boolean queued = engine.detach(this, unusedCredits(), sync, false);
     if (waitForCommit) {
-      engine.commits.commitNowOrWait(t.tid, true);
+      engine.commits.commitNowOrWait(t.tid, true, queued);
     } else {
       engine.checkNotAborted();
     }

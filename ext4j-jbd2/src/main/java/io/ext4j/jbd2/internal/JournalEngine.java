@@ -207,17 +207,20 @@ public final class JournalEngine {
 
   /**
    * Detaches a handle from its transaction, returning {@code unused} credits; the transaction may
-   * commit as soon as this returns, so the caller must not touch it after.
+   * commit as soon as this returns, so the caller must not touch it after. Returns whether the
+   * caller was queued on the transaction to wait for its commit (see {@link CommitWaits#queuesWaiter}).
    */
-  void detach(HandleImpl h, int unused, boolean requestCommit, boolean wakeCommitThread) {
+  boolean detach(HandleImpl h, int unused, boolean requestCommit, boolean wakeCommitThread) {
     Transaction t = h.transaction;
+    boolean queued = false;
     stateLock.lock();
     try {
       if (requestCommit) {
         requestCommitLocked(t.tid, wakeCommitThread);
         if (!wakeCommitThread) {
-          // The caller will commit or wait next: register as a waiter now, in the same lock hold.
-          if (commits.registersWaiters()) {
+          // The caller will commit or wait next: choose how to wait, and queue, in the same lock hold.
+          queued = commits.queuesWaiter(t);
+          if (queued) {
             t.waiters.add(Thread.currentThread());
           }
         }
@@ -231,6 +234,7 @@ public final class JournalEngine {
     } finally {
       stateLock.unlock();
     }
+    return queued;
   }
 
   /** Extends a handle within its transaction; false if the transaction is full or no longer running. */
