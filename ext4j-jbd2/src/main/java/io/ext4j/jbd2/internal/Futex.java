@@ -45,13 +45,7 @@ final class Futex {
     }
     if (why == null) {
       try {
-        Linker linker = Linker.nativeLinker();
-        MemorySegment syscall = linker.defaultLookup().find("syscall")
-            .orElseThrow(() -> new IllegalStateException("libc has no syscall()"));
-        handle = linker.downcallHandle(syscall,
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
-            Linker.Option.firstVariadicArg(1));
+        handle = linkSyscall();
       } catch (RuntimeException | LinkageError e) {
         why = "cannot link syscall(): " + e;
         handle = null;
@@ -63,6 +57,18 @@ final class Futex {
   }
 
   private Futex() {}
+
+  /** A downcall handle for libc's variadic {@code syscall()}; called only once native access is known enabled. */
+  @SuppressWarnings("restricted") // the one restricted call: the native access check above guards it
+  private static MethodHandle linkSyscall() {
+    Linker linker = Linker.nativeLinker();
+    MemorySegment syscall = linker.defaultLookup().find("syscall")
+        .orElseThrow(() -> new IllegalStateException("libc has no syscall()"));
+    return linker.downcallHandle(syscall,
+        FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
+        Linker.Option.firstVariadicArg(1));
+  }
 
   static boolean available() {
     return UNAVAILABLE == null;
