@@ -64,63 +64,74 @@ class KernelToExt4jIT {
   @ParameterizedTest
   @MethodSource("fixtures")
   void recover_yieldsTheImageE2fsckJournalOnlyYields_exceptSuperblockTimeAndCounters(String name) throws Exception {
-    int bs = KernelFixtures.blockSize(name);
-    Path ours = KernelFixtures.extract(name, dir.resolve("ours-" + name));
-    Path theirs = KernelFixtures.extract(name, dir.resolve("theirs-" + name));
+    Both both = recoverBoth(name, "plain", image -> {});
 
-    Cli cli = Cli.run("journal", "recover", ours.toString());
-    int e2fsck = exitCode(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
+    assertThat(both.cli().exitCode()).as(both.cli().err()).isZero();
+    assertThat(both.cli().out()).contains("Replayed ").contains("Cleared the ext4 needs_recovery flag");
+    byte[] a = both.assertSameImage();
 
-    assertThat(cli.exitCode()).as(cli.err()).isZero();
-    assertThat(cli.out()).contains("Replayed ").contains("Cleared the ext4 needs_recovery flag");
-    assertThat(e2fsck).as("e2fsck exit code").isLessThanOrEqualTo(1);
-    byte[] a = assertSameImageAsE2fsck(ours, theirs, bs);
-
-    Cli again = Cli.run("journal", "recover", ours.toString());
+    Cli again = Cli.run("journal", "recover", both.ours().toString());
     assertThat(again.exitCode()).isZero();
     assertThat(again.out()).contains("nothing to replay");
-    assertThat(Files.readAllBytes(ours)).as("a second recover changes nothing").isEqualTo(a);
+    assertThat(Files.readAllBytes(both.ours())).as("a second recover changes nothing").isEqualTo(a);
   }
 
   @ParameterizedTest
   @MethodSource("fixtures")
   void recover_ofAnAbortedJournal_marksTheFileSystemErroredAndClearsTheErrno_likeE2fsck(String name) throws Exception {
-    int bs = KernelFixtures.blockSize(name);
-    Path ours = KernelFixtures.extract(name, dir.resolve("errno-ours-" + name));
-    Path theirs = KernelFixtures.extract(name, dir.resolve("errno-theirs-" + name));
-    setJournalErrno(ours, bs, -5);
-    setJournalErrno(theirs, bs, -5);
+    Both both = recoverBoth(name, "errno", image -> setJournalErrno(image, KernelFixtures.blockSize(name), -5));
 
-    Cli cli = Cli.run("journal", "recover", ours.toString());
-    int e2fsck = exitCode(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
-
-    assertThat(cli.exitCode()).as(cli.err()).isZero();
-    assertThat(cli.out()).contains("recorded errno -5");
-    assertThat(e2fsck).as("e2fsck exit code").isLessThanOrEqualTo(1);
-    byte[] a = assertSameImageAsE2fsck(ours, theirs, bs);
-    int state = ((a[1024 + 0x3B] & 0xFF) << 8) | (a[1024 + 0x3A] & 0xFF);
-    assertThat(state & 0x2).as("s_state has 'errors detected'").isEqualTo(0x2);
+    assertThat(both.cli().exitCode()).as(both.cli().err()).isZero();
+    assertThat(both.cli().out()).contains("recorded errno -5");
+    assertThat(errorsDetected(both.assertSameImage())).as("s_state has 'errors detected'").isTrue();
   }
 
   @ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {"1k-v1csum", "4k-v1csum"})
   void recover_ofAV1LogWithACorruptTransaction_stopsBeforeIt_andFlagsTheFs_likeE2fsck(String name) throws Exception {
-    int bs = KernelFixtures.blockSize(name);
-    Path ours = KernelFixtures.extract(name, dir.resolve("v1bad-ours-" + name));
-    Path theirs = KernelFixtures.extract(name, dir.resolve("v1bad-theirs-" + name));
-    int victim = flipAByteInTheLastTransaction(ours, bs);
-    assertThat(flipAByteInTheLastTransaction(theirs, bs)).isEqualTo(victim);
+    int[] victim = new int[1];
+    Both both = recoverBoth(name, "v1bad", image -> victim[0] = flipAByteInTheLastTransaction(image,
+        KernelFixtures.blockSize(name)));
 
-    Cli cli = Cli.run("journal", "recover", ours.toString());
-    List<String> e2fsckOut = run(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
-
-    assertThat(cli.exitCode()).as("a failed commit exits 1; %s", cli.out()).isEqualTo(1);
-    assertThat(cli.out()).contains("Journal transaction " + victim + " is corrupt")
+    assertThat(both.cli().exitCode()).as("a failed commit exits 1; %s", both.cli().out()).isEqualTo(1);
+    assertThat(both.cli().out()).contains("Journal transaction " + victim[0] + " is corrupt")
         .contains("Marked the file system as having errors");
-    assertThat(e2fsckOut).anySatisfy(l -> assertThat(l).contains("transaction " + victim + " was corrupt"));
-    byte[] a = assertSameImageAsE2fsck(ours, theirs, bs);
-    int state = ((a[1024 + 0x3B] & 0xFF) << 8) | (a[1024 + 0x3A] & 0xFF);
-    assertThat(state & 0x2).as("s_state has 'errors detected'").isEqualTo(0x2);
+    assertThat(both.e2fsckOutput()).anySatisfy(l -> assertThat(l).contains("transaction " + victim[0] + " was corrupt"));
+    assertThat(errorsDetected(both.assertSameImage())).as("s_state has 'errors detected'").isTrue();
+  }
+
+  /** Prepares a fixture copy before recovery. */
+  @FunctionalInterface
+  interface Prepare {
+    void on(Path image) throws IOException;
+  }
+
+  /** Two copies of a fixture, ours recovered by {@code journal recover} and theirs by e2fsck. */
+  record Both(Path ours, Path theirs, int blockSize, Cli cli, List<String> e2fsckOutput) {
+    byte[] assertSameImage() throws IOException {
+      return assertSameImageAsE2fsck(ours, theirs, blockSize);
+    }
+  }
+
+  /**
+   * Extracts two copies of fixture {@code name}, prepares both the same way, then recovers ours with
+   * {@code journal recover} and theirs with {@code e2fsck -E journal_only -y}, which must exit 0 or 1.
+   */
+  static Both recoverBoth(String name, String tag, Prepare prepare) throws Exception {
+    Path ours = KernelFixtures.extract(name, dir.resolve(tag + "-ours-" + name));
+    Path theirs = KernelFixtures.extract(name, dir.resolve(tag + "-theirs-" + name));
+    prepare.on(ours);
+    prepare.on(theirs);
+    Cli cli = Cli.run("journal", "recover", ours.toString());
+    Ran e2fsck = exec(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
+    assertThat(e2fsck.exit()).as("e2fsck exit code; output:%n%s", e2fsck.out()).isLessThanOrEqualTo(1);
+    return new Both(ours, theirs, KernelFixtures.blockSize(name), cli, e2fsck.out());
+  }
+
+  /** Whether the primary ext4 superblock of an image has s_state's "errors detected" bit. */
+  static boolean errorsDetected(byte[] image) {
+    int state = ((image[1024 + 0x3B] & 0xFF) << 8) | (image[1024 + 0x3A] & 0xFF);
+    return (state & 0x2) != 0;
   }
 
   /** Flips one byte of the first data block of the last transaction in an image's log; returns that tid. */
@@ -239,20 +250,21 @@ class KernelToExt4jIT {
     return Files.isExecutable(Path.of("/usr/sbin", tool)) || Files.isExecutable(Path.of("/sbin", tool));
   }
 
-  static List<String> run(Path cwd, String... cmd) throws IOException, InterruptedException {
+  /** A finished command: its exit status and standard output (standard error is discarded). */
+  record Ran(int exit, List<String> out) {}
+
+  /** Runs a command in {@code cwd} to completion (at most two minutes). */
+  static Ran exec(Path cwd, String... cmd) throws IOException, InterruptedException {
     Path log = Files.createTempFile(cwd, "out", ".txt");
     Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectOutput(log.toFile())
         .redirectError(ProcessBuilder.Redirect.DISCARD).start();
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(String.join(" ", cmd) + " finished").isTrue();
     List<String> lines = Files.readAllLines(log);
     Files.delete(log);
-    return lines;
+    return new Ran(p.exitValue(), lines);
   }
 
-  static int exitCode(Path cwd, String... cmd) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    return p.exitValue();
+  static List<String> run(Path cwd, String... cmd) throws IOException, InterruptedException {
+    return exec(cwd, cmd).out();
   }
 }
