@@ -14,7 +14,8 @@ public enum CommitWakeup {
    * path; the {@code ext4j} launcher and JAR enable it). Where that is missing the journal uses
    * {@link #UNPARK_EACH} instead, without a warning; {@link Journal#commitWakeup()} says which runs.
    * Small groups (fewer than 6 handles in the transaction and in the last commit) still wait to be
-   * unparked one by one: for a thread or two an unpark is quicker than a futex round trip.
+   * unparked one by one: for a thread or two an unpark is quicker than a futex round trip. Virtual
+   * threads always wait to be unparked: a futex sleep would pin their carrier thread.
    */
   FUTEX_BROADCAST,
   /**

@@ -78,6 +78,38 @@ class CommitWakeupTest {
 
   @ParameterizedTest
   @EnumSource(CommitWakeup.class)
+  void virtualThreads_manyMoreThanCarriers_allGetTheirCommits(CommitWakeup wakeup) throws Exception {
+    // 64 virtual threads on the default scheduler (one carrier per core): were a waiter to sleep in
+    // the futex it would pin its carrier, and with every carrier pinned no committer could run.
+    int threads = 64;
+    int perThread = 20;
+    JournalOptions options = JournalOptions.builder().commitWakeup(wakeup).build();
+    try (Journal j = Journal.create(JournalFixtures.device("wakeup-virtual"), MAP, options);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<Integer>> fs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long block = 100 + t;
+        int writer = t;
+        fs.add(pool.submit(() -> {
+          int done = 0;
+          for (int n = 0; n < perThread; n++) {
+            int tid = JournalFixtures.writeBlock(j, block, image(writer, n, block, false), true);
+            assertThat(j.isCommitted(tid)).isTrue();
+            done++;
+          }
+          return done;
+        }));
+      }
+      int done = 0;
+      for (Future<Integer> f : fs) {
+        done += f.get();
+      }
+      assertThat(done).isEqualTo(threads * perThread);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(CommitWakeup.class)
   void abort_wakesEveryThreadWaitingForACommit(CommitWakeup wakeup) throws Exception {
     JournalOptions options = JournalOptions.builder().commitWakeup(wakeup).commitInterval(Duration.ofHours(1))
         .checkpointInterval(Duration.ofHours(1)).build();

@@ -72,12 +72,15 @@ final class CommitWaits {
 
   /**
    * Whether a thread about to wait for {@code t} queues on it and parks (true), or sleeps on the
-   * futex (false): the futex when it is available and the group — this transaction's handles so
-   * far, or the last commit's — is large. Caller holds the engine's stateLock; the answer is the
+   * futex (false): the futex when it is available, the caller is a platform thread, and the group —
+   * this transaction's handles so far, or the last commit's — is large. Caller holds the engine's stateLock; the answer is the
    * caller's to keep, since the committer wakes both kinds.
    */
   boolean queuesWaiter(Transaction t) {
-    return words == null || Math.max(t.handleCount, e.previousCommitHandles) < FUTEX_MIN_GROUP;
+    // A virtual thread never sleeps in the futex: a native call pins its carrier, and with every
+    // carrier pinned by sleepers the thread that would commit could never run.
+    return words == null || Thread.currentThread().isVirtual()
+        || Math.max(t.handleCount, e.previousCommitHandles) < FUTEX_MIN_GROUP;
   }
 
   /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
