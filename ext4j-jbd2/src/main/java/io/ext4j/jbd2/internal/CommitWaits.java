@@ -73,8 +73,8 @@ final class CommitWaits {
   /**
    * Whether a thread about to wait for {@code t} queues on it and parks (true), or sleeps on the
    * futex (false): the futex when it is available, the caller is a platform thread, and the group —
-   * this transaction's handles so far, or the last commit's — is large. Caller holds the engine's stateLock; the answer is the
-   * caller's to keep, since the committer wakes both kinds.
+   * this transaction's handles so far, or the last commit's — is large. Caller holds the engine's
+   * stateLock; the answer is the caller's to keep, since the committer wakes both kinds.
    */
   boolean queuesWaiter(Transaction t) {
     // A virtual thread never sleeps in the futex: a native call pins its carrier, and with every
@@ -97,8 +97,8 @@ final class CommitWaits {
   }
 
   /**
-   * Publishes {@code t} as committed: its commit block is durable. Caller holds the engine's stateLock; the
-   * waiters are woken by {@link #wake} after the lock is released.
+   * Publishes {@code t} as committed: its commit block is durable. Caller holds the engine's
+   * stateLock; the waiters are woken by {@link #wake} after the lock is released.
    */
   void publish(Transaction t) {
     assert e.stateLock.isHeldByCurrentThread();
@@ -114,6 +114,11 @@ final class CommitWaits {
     if (words != null) {
       bumpAndWake(t.tid & (SLOTS - 1));
     }
+    unparkQueued(t);
+  }
+
+  /** Unparks every thread queued on {@code t} ({@link #queuesWaiter}). */
+  private static void unparkQueued(Transaction t) {
     for (Thread w; (w = t.waiters.poll()) != null; ) {
       LockSupport.unpark(w);
     }
@@ -143,16 +148,14 @@ final class CommitWaits {
     }
     for (Transaction t : ts) {
       if (t != null) {
-        for (Thread w; (w = t.waiters.poll()) != null; ) {
-          LockSupport.unpark(w);
-        }
+        unparkQueued(t);
       }
     }
   }
 
   /**
-   * Waits until {@code tid} has committed. Registers on the transaction and parks; the committer
-   * unparks it after publishing, so waking needs no lock.
+   * Waits until {@code tid} has committed: queues on the transaction and parks, or sleeps on the
+   * futex ({@link #queuesWaiter}); the committer wakes both after publishing, so waking needs no lock.
    */
   void waitCommit(int tid) throws JournalException {
     while (!Tid.geq(commitSequence, tid)) {
@@ -300,7 +303,7 @@ final class CommitWaits {
     }
   }
 
-  /** ext4's fsync path: commit {@code tid} if e.running and wait; wait if e.committing; else return. */
+  /** ext4's fsync path: commit {@code tid} if running and wait; wait if committing; else return. */
   void completeTransaction(int tid) throws JournalException {
     e.stateLock.lock();
     try {
@@ -316,7 +319,7 @@ final class CommitWaits {
     commitNowOrWait(tid);
   }
 
-  /** Commits the e.running transaction (if any) and waits for it and any e.committing one. */
+  /** Commits the running transaction (if any) and waits for it and any committing one. */
   void forceCommit() throws JournalException {
     int target;
     e.stateLock.lock();

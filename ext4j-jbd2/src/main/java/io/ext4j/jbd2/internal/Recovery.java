@@ -139,9 +139,8 @@ public final class Recovery {
       txs.add(new RecoveryResult.Transaction(t.tid, t.firstBlock, t.commitBlock, 0, 0, 0));
     }
     RecoveryResult result = new RecoveryResult(false, sb.sequence(), scan.endTid, scan.headBlock, 0, 0, txs);
-    FailedCommit f = scan.failedCommit;
-    if (f != null) {
-      throw new JournalFailedCommitException(device.name(), f.block(), f.what(), f.evidence(), f.tid(), result);
+    if (scan.failedCommit != null) {
+      throw scan.failedCommit.exception(device.name(), result);
     }
     return result;
   }
@@ -170,7 +169,11 @@ public final class Recovery {
   private record TxBounds(int tid, long firstBlock, long commitBlock) {}
 
   /** A failed commit found by SCAN: the evidence for {@link JournalFailedCommitException}. */
-  private record FailedCommit(long block, String what, String evidence, int tid) {}
+  private record FailedCommit(long block, String what, String evidence, int tid) {
+    JournalFailedCommitException exception(String device, RecoveryResult replayed) {
+      return new JournalFailedCommitException(device, block, what, evidence, tid, replayed);
+    }
+  }
 
   /** SCAN's findings. {@code failedCommit} is set for a bad sync commit block or a v1 failure followed by a commit. */
   private record Scan(int endTid, long headBlock, List<TxBounds> transactions, FailedCommit failedCommit) {}
@@ -309,9 +312,8 @@ public final class Recovery {
     Map<Long, Integer> revoked = revokePass(scan);
     RecoveryResult result = replayPass(scan, revoked);
     dev.flush();
-    FailedCommit f = scan.failedCommit;
-    if (f != null) {
-      throw new JournalFailedCommitException(device, f.block(), f.what(), f.evidence(), f.tid(), result);
+    if (scan.failedCommit != null) {
+      throw scan.failedCommit.exception(device, result);
     }
     return result;
   }
