@@ -40,6 +40,7 @@ public final class JournalRecoverCommand implements Callable<Integer> {
     JournalFailedCommitException failed = null;
     try (JournalTarget.Opened j = target.open(true)) {
       JournalSuperblock sb = JournalRecovery.readSuperblock(j.device(), j.map());
+      JournalSuperblock now = sb; // the superblock as last written
       RecoveryResult r;
       try {
         r = JournalRecovery.recover(j.device(), j.map(), sb);
@@ -54,7 +55,7 @@ public final class JournalRecoverCommand implements Callable<Integer> {
           out.println("Transaction " + Integer.toUnsignedString(t.tid()) + " (journal blocks " + t.firstBlock() + ".." + t.commitBlock()
               + "): " + t.blocksReplayed() + " blocks replayed, " + t.revokeHits() + " revoked, " + t.revokeRecords() + " revoke records");
         }
-        JournalRecovery.markEmpty(j.device(), j.map(), sb, r);
+        now = JournalRecovery.markEmpty(j.device(), j.map(), sb, r);
         out.println("Replayed " + r.transactionsReplayed() + " transactions (" + Integer.toUnsignedString(r.firstTid()) + ".."
             + Integer.toUnsignedString(r.endTid() - 1) + "), " + r.blocksReplayed() + " blocks, " + r.revokeHits()
             + " revoke hits; journal marked empty at sequence " + Integer.toUnsignedString(r.nextTid()) + ".");
@@ -63,16 +64,13 @@ public final class JournalRecoverCommand implements Callable<Integer> {
         out.println("Journal transaction " + Integer.toUnsignedString(failed.failedTid()) + " is corrupt ("
             + failed.getMessage() + "); replay stopped before it.");
         if (j.isExt4()) {
-          Ext4JournalLocator.markErrorsDetected(j.device());
-          j.device().flush();
+          markErrorsDetected(j);
           out.println("Marked the file system as having errors; run e2fsck -f.");
         }
       }
-      JournalSuperblock now = JournalRecovery.readSuperblock(j.device(), j.map());
       if (now.errno() != 0) {
         if (j.isExt4()) {
-          Ext4JournalLocator.markErrorsDetected(j.device());
-          j.device().flush();
+          markErrorsDetected(j);
           JournalRecovery.clearErrno(j.device(), j.map(), now);
           out.println("The journal recorded errno " + now.errno() + " (it was aborted): marked the file system as having"
               + " errors and cleared the journal's errno; run e2fsck -f.");
@@ -88,5 +86,11 @@ public final class JournalRecoverCommand implements Callable<Integer> {
     }
     out.flush();
     return failed == null ? 0 : 1;
+  }
+
+  /** Sets the ext4 superblock's "errors detected" state, as e2fsck does, and flushes it. */
+  private static void markErrorsDetected(JournalTarget.Opened j) throws java.io.IOException {
+    Ext4JournalLocator.markErrorsDetected(j.device());
+    j.device().flush();
   }
 }
