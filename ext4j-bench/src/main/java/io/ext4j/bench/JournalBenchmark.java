@@ -221,32 +221,19 @@ public final class JournalBenchmark {
     Optional<DiskFlushCounter> disk = DiskFlushCounter.of(dir);
     try (JournalWorkload journal = o.policies().isEmpty() ? null : JournalWorkload.create(dir, o.maxThreads(), o.keep());
         FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null) {
-      warmUpJvm(o, journal, baseline);
+      List<Contender> contenders = contenders(o, baseline != null);
+      warmUpJvm(o, contenders, journal, baseline);
       for (int threads : o.threads()) {
         // One contender per row; every round runs each once, starting one further along the list.
-        List<Contender> contenders = new ArrayList<>();
-        if (baseline != null) {
-          contenders.add(new Contender(BenchRow.BASELINE, null, null));
-        }
-        for (CommitWakeup w : o.wakeups()) {
-          for (BatchingPolicy p : o.policies()) {
-            contenders.add(new Contender(Contender.label(p, w), p, w));
-          }
-        }
         java.util.Map<String, List<BenchRow>> slices = new java.util.LinkedHashMap<>();
         contenders.forEach(c -> slices.put(c.label(), new ArrayList<>()));
         for (int round = 0; round < o.rounds(); round++) {
           for (int k = 0; k < contenders.size(); k++) {
             Contender c = contenders.get((k + round) % contenders.size());
-            if (c.policy() == null) {
-              slices.get(c.label()).add(baseline.run(threads, o.warmup(), o.slice(), disk));
-            } else {
-              JournalWorkload.Outcome out = journal.run(o.journalOptions().toBuilder().commitWakeup(c.wakeup()).build(),
-                  c.policy(), c.label(), threads, o.blocksPerOp(), o.warmup(), o.slice(), disk);
-              slices.get(c.label()).add(out.row());
-              if (out.row().isDefault()) {
-                defaultStats = out.stats();
-              }
+            JournalWorkload.Outcome out = runSlice(o, c, journal, baseline, threads, o.warmup(), o.slice(), disk);
+            slices.get(c.label()).add(out.row());
+            if (out.row().isDefault()) {
+              defaultStats = out.stats();
             }
           }
         }
@@ -266,23 +253,41 @@ public final class JournalBenchmark {
    * rows share two cores with the C2 compiler (over a second of compile time on these machines),
    * which costs the journal — far more code than pwrite + fdatasync — more than the baseline.
    */
-  private static void warmUpJvm(Options o, JournalWorkload journal, FdatasyncBaseline baseline) throws Exception {
+  private static void warmUpJvm(Options o, List<Contender> contenders, JournalWorkload journal,
+      FdatasyncBaseline baseline) throws Exception {
     if (o.jvmWarmup().isZero()) {
       return;
     }
     int threads = Math.min(4, o.maxThreads());
-    int contenders = o.policies().size() + (baseline != null ? 1 : 0);
-    Duration each = o.jvmWarmup().dividedBy(contenders); // the policies' share is split among the wake-ups
-    Optional<DiskFlushCounter> none = Optional.empty();
-    if (baseline != null) {
-      baseline.run(threads, Duration.ZERO, each, none);
+    Duration each = o.jvmWarmup().dividedBy(contenders.size());
+    for (Contender c : contenders) {
+      runSlice(o, c, journal, baseline, threads, Duration.ZERO, each, Optional.empty());
+    }
+  }
+
+  /** The baseline (when asked for), then every policy with every commit wake-up. */
+  private static List<Contender> contenders(Options o, boolean withBaseline) {
+    List<Contender> contenders = new ArrayList<>();
+    if (withBaseline) {
+      contenders.add(new Contender(BenchRow.BASELINE, null, null));
     }
     for (CommitWakeup w : o.wakeups()) {
       for (BatchingPolicy p : o.policies()) {
-        journal.run(o.journalOptions().toBuilder().commitWakeup(w).build(), p, Contender.label(p, w), threads,
-            o.blocksPerOp(), Duration.ZERO, each.dividedBy(o.wakeups().size()), none);
+        contenders.add(new Contender(Contender.label(p, w), p, w));
       }
     }
+    return contenders;
+  }
+
+  /** One slice of one contender; a baseline outcome has no journal statistics. */
+  private static JournalWorkload.Outcome runSlice(Options o, Contender c, JournalWorkload journal,
+      FdatasyncBaseline baseline, int threads, Duration warmup, Duration window, Optional<DiskFlushCounter> disk)
+      throws Exception {
+    if (c.policy() == null) {
+      return new JournalWorkload.Outcome(baseline.run(threads, warmup, window, disk), null);
+    }
+    return journal.run(o.journalOptions().toBuilder().commitWakeup(c.wakeup()).build(), c.policy(), c.label(),
+        threads, o.blocksPerOp(), warmup, window, disk);
   }
 
   /** One row's subject: the baseline (no policy) or a policy with a commit wake-up. */

@@ -37,7 +37,10 @@ final class JournalWorkload implements AutoCloseable {
   static final int JOURNAL_BLOCKS = 16384;
   static final int BLOCKS_PER_THREAD = 16;
 
-  /** A row and the journal's statistics at the end of its run (cumulative since the journal was created). */
+  /**
+   * A row and the journal's statistics at the end of its run (cumulative since the journal was
+   * created; null for a baseline row).
+   */
   record Outcome(BenchRow row, JournalStats stats) {}
 
   private final Path image;
