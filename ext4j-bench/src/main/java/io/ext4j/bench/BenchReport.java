@@ -15,7 +15,8 @@ import java.util.OptionalDouble;
  * "peakHeapBytes":…, "rows":[{"policy":…, "threads":…, "opsPerSec":…, "p50Micros":…, "p99Micros":…,
  * "handlesPerTransaction":…, "flushesPerSec":…, "default":…, "deviceFlushesPerSec":…, "commitWakeup":…}],
  * "defaultPolicyStats":{…}|null}}}. A baseline row's {@code handlesPerTransaction} is {@code null}
- * (no transactions) and its {@code flushesPerSec} counts fdatasync calls; {@code deviceFlushesPerSec}
+ * (no transactions) and its {@code flushesPerSec} counts fdatasync calls; a group-commit ceiling
+ * row ({@link GroupCommitCeiling}) has N handles per transaction and one flush per commit; {@code deviceFlushesPerSec}
  * is what the disk really did (see {@link BenchRow#deviceFlushesPerSec()}), {@code null} where the
  * kernel does not count it.
  *
@@ -33,12 +34,21 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
    * measured before it (with each thread count listed once, simply that count's baseline).
    */
   public Optional<BenchRow> baselineOf(BenchRow row) {
+    return referenceOf(row, BenchRow.BASELINE);
+  }
+
+  /** The group-commit ceiling row a journal row is compared with, found as {@link #baselineOf} finds the baseline. */
+  public Optional<BenchRow> ceilingOf(BenchRow row) {
+    return referenceOf(row, BenchRow.CEILING);
+  }
+
+  private Optional<BenchRow> referenceOf(BenchRow row, String policy) {
     BenchRow found = null;
     for (BenchRow r : rows) {
       if (r == row) {
         break;
       }
-      if (r.isBaseline() && r.threads() == row.threads()) {
+      if (r.policy().equals(policy) && r.threads() == row.threads()) {
         found = r;
       }
     }
@@ -48,26 +58,31 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
   /** The human table, then the default policy's journal statistics. */
   public String formatTable() {
     StringBuilder s = new StringBuilder();
-    s.append(String.format(Locale.ROOT, "%-20s %7s %10s %9s %9s %10s %10s %8s %10s %9s %9s %9s%n", "policy", "threads",
+    boolean ceilings = rows.stream().anyMatch(r -> r.policy().equals(BenchRow.CEILING));
+    s.append(String.format(Locale.ROOT, "%-20s %7s %10s %9s %9s %10s %10s %8s %10s %9s %9s %9s%s%n", "policy", "threads",
         "ops/s", "p50 us", "p99 us", "handles/tx", "flushes/s", "flush/tx", "disk fl/s", "ops/dfl", "ops/base",
-        "p50/base"));
+        "p50/base", ceilings ? fmt(" %9s", "ops/ceil") : ""));
     for (BenchRow r : rows) {
       Optional<BenchRow> base = baselineOf(r);
       String opsRatio = base.filter(b -> !r.isBaseline() && b.opsPerSec() > 0)
           .map(b -> fmt("%.2fx", r.opsPerSec() / b.opsPerSec())).orElse("-");
       String p50Ratio = base.filter(b -> !r.isBaseline() && b.p50Micros() > 0)
           .map(b -> fmt("%.2fx", r.p50Micros() / b.p50Micros())).orElse("-");
-      s.append(String.format(Locale.ROOT, "%-20s %7d %10.0f %9.0f %9.0f %10s %10.0f %8s %10s %9s %9s %9s%n",
+      String ceilingRatio = ceilingOf(r).filter(c -> !r.isReference() && c.opsPerSec() > 0)
+          .map(c -> fmt("%.2f", r.opsPerSec() / c.opsPerSec())).orElse("-");
+      s.append(String.format(Locale.ROOT, "%-20s %7d %10.0f %9.0f %9.0f %10s %10.0f %8s %10s %9s %9s %9s%s%n",
           r.policy() + (r.isDefault() ? " *" : ""), r.threads(), r.opsPerSec(), r.p50Micros(), r.p99Micros(),
           r.handlesPerTransaction().isPresent() ? fmt("%.2f", r.handlesPerTransaction().getAsDouble()) : "-",
           r.flushesPerSec(), r.isBaseline() ? "-" : fmt("%.2f", r.flushesPerTransaction()),
           r.deviceFlushesPerSec().isPresent() ? fmt("%.0f", r.deviceFlushesPerSec().getAsDouble()) : "-",
           r.opsPerDeviceFlush().isPresent() ? fmt("%.2f", r.opsPerDeviceFlush().getAsDouble()) : "-", opsRatio,
-          p50Ratio));
+          p50Ratio, ceilings ? fmt(" %9s", ceilingRatio) : ""));
     }
     s.append(fmt("(* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s warmup; "
         + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; "
         + "disk fl/s = flushes the disk completed (all processes), ops/dfl = operations per such flush; "
+        + (ceilings ? "group-commit-ceiling = one writer committing N handles' blocks per fdatasync back to back, "
+            + "which no journal beats; ops/ceil = share of it reached; " : "")
         + "JIT warmup %.1f s before the first row; commit wake-up %s; peak heap %d MiB)%n",
         options.duration().toNanos() / 1e9, options.rounds(), options.warmup().toNanos() / 1e9, options.blocksPerOp(),
         options.journalOptions().asyncCommit() ? "on" : "off", options.jvmWarmup().toNanos() / 1e9,
@@ -105,7 +120,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
       s.append(",\"flushesPerSec\":").append(num(r.flushesPerSec()));
       s.append(",\"default\":").append(r.isDefault());
       s.append(",\"deviceFlushesPerSec\":").append(num(r.deviceFlushesPerSec()));
-      s.append(",\"commitWakeup\":").append(r.isBaseline() ? "null" : str(r.commitWakeup()));
+      s.append(",\"commitWakeup\":").append(r.isReference() ? "null" : str(r.commitWakeup()));
       s.append('}');
     }
     s.append("],\"defaultPolicyStats\":");
@@ -134,7 +149,7 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
 
   /** The commit wake-ups the journal rows really used, e.g. "futex-broadcast". */
   private String wakeupsRun() {
-    String run = String.join(", ", rows.stream().filter(r -> !r.isBaseline()).map(BenchRow::commitWakeup).distinct()
+    String run = String.join(", ", rows.stream().filter(r -> !r.isReference()).map(BenchRow::commitWakeup).distinct()
         .toList());
     return run.isEmpty() ? "-" : run;
   }

@@ -5,7 +5,8 @@ import java.util.OptionalDouble;
 /**
  * One measured row: a policy (or the kernel baseline) at one thread count.
  *
- * @param policy the batching policy's name, or {@link #BASELINE} for the pwrite + fdatasync rows
+ * @param policy the batching policy's name, {@link #BASELINE} for the pwrite + fdatasync rows, or
+ *     {@link #CEILING} for the group-commit ceiling
  * @param threads concurrent writers
  * @param opsPerSec completed operations per second in the measured window (an operation is one
  *     synchronous handle, or one pwrite + fdatasync)
@@ -22,7 +23,7 @@ import java.util.OptionalDouble;
  *     disk during the window ({@link DiskFlushCounter}; all processes on that disk), empty where the
  *     kernel does not expose the count
  * @param commitWakeup the commit wake-up that ran ({@code futex-broadcast} or {@code unpark-each});
- *     empty for the baseline
+ *     empty for the baseline and the ceiling
  * @param isDefault true for the journal's default batching policy with the default commit wake-up
  */
 public record BenchRow(
@@ -41,6 +42,9 @@ public record BenchRow(
   /** The policy name of the same-run kernel baseline rows. */
   public static final String BASELINE = "fdatasync-baseline";
 
+  /** The policy name of the same-run group-commit ceiling rows ({@link GroupCommitCeiling}). */
+  public static final String CEILING = "group-commit-ceiling";
+
   /** The command-line name of a commit wake-up: {@code futex-broadcast}, {@code unpark-each}. */
   public static String wakeupName(io.ext4j.jbd2.CommitWakeup w) {
     return w.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -48,6 +52,11 @@ public record BenchRow(
 
   public boolean isBaseline() {
     return BASELINE.equals(policy);
+  }
+
+  /** Whether this row measures no journal: the fdatasync baseline or the group-commit ceiling. */
+  public boolean isReference() {
+    return isBaseline() || CEILING.equals(policy);
   }
 
   /**

@@ -61,6 +61,8 @@ public final class JournalBenchmark {
    * @param wakeups commit wake-ups to measure, each with every policy (default: only
    *     {@link CommitWakeup#FUTEX_BROADCAST}); a row with another than the default is labelled
    *     {@code policy/wake-up}, e.g. {@code adaptive/unpark-each}
+   * @param ceiling also run the group-commit ceiling rows ({@link GroupCommitCeiling}: the rate of
+   *     a commit with no gap between commits, which no journal can beat; default false)
    */
   public record Options(
       Path directory,
@@ -74,7 +76,8 @@ public final class JournalBenchmark {
       JournalOptions journalOptions,
       int rounds,
       Duration jvmWarmup,
-      List<CommitWakeup> wakeups) {
+      List<CommitWakeup> wakeups,
+      boolean ceiling) {
 
     public Options {
       Objects.requireNonNull(directory, "directory");
@@ -86,8 +89,8 @@ public final class JournalBenchmark {
       if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1 || t > 4096)) {
         throw new IllegalArgumentException("thread counts must be in [1, 4096]: " + threads);
       }
-      if (policies.isEmpty() && !baseline) {
-        throw new IllegalArgumentException("nothing to run: no policy and no baseline");
+      if (policies.isEmpty() && !baseline && !ceiling) {
+        throw new IllegalArgumentException("nothing to run: no policy, no baseline and no ceiling");
       }
       if (duration.isNegative() || duration.isZero() || warmup.isNegative()) {
         throw new IllegalArgumentException("duration must be positive and warmup not negative: " + duration + ", " + warmup);
@@ -136,6 +139,7 @@ public final class JournalBenchmark {
     private int rounds = 3;
     private Duration jvmWarmup = Duration.ofSeconds(2);
     private List<CommitWakeup> wakeups = List.of(CommitWakeup.FUTEX_BROADCAST);
+    private boolean ceiling;
 
     private Builder() {}
 
@@ -179,6 +183,11 @@ public final class JournalBenchmark {
       return this;
     }
 
+    public Builder ceiling(boolean v) {
+      ceiling = v;
+      return this;
+    }
+
     public Builder baseline(boolean v) {
       baseline = v;
       return this;
@@ -201,7 +210,7 @@ public final class JournalBenchmark {
 
     public Options build() {
       return new Options(directory, policies, threads, duration, warmup, baseline, keep, blocksPerOp, journalOptions,
-          rounds, jvmWarmup, wakeups);
+          rounds, jvmWarmup, wakeups, ceiling);
     }
   }
 
@@ -220,9 +229,12 @@ public final class JournalBenchmark {
     resetPeakHeap();
     Optional<DiskFlushCounter> disk = DiskFlushCounter.of(dir);
     try (JournalWorkload journal = o.policies().isEmpty() ? null : JournalWorkload.create(dir, o.maxThreads(), o.keep());
-        FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null) {
-      List<Contender> contenders = contenders(o, baseline != null);
-      warmUpJvm(o, contenders, journal, baseline);
+        FdatasyncBaseline baseline = o.baseline() ? FdatasyncBaseline.create(dir, o.maxThreads(), o.keep()) : null;
+        GroupCommitCeiling ceiling = o.ceiling()
+            ? GroupCommitCeiling.create(dir, o.maxThreads(), o.blocksPerOp(), o.keep()) : null) {
+      Subjects subjects = new Subjects(journal, baseline, ceiling);
+      List<Contender> contenders = contenders(o);
+      warmUpJvm(o, contenders, subjects);
       for (int threads : o.threads()) {
         // One contender per row; every round runs each once, starting one further along the list.
         java.util.Map<String, List<BenchRow>> slices = new java.util.LinkedHashMap<>();
@@ -230,7 +242,7 @@ public final class JournalBenchmark {
         for (int round = 0; round < o.rounds(); round++) {
           for (int k = 0; k < contenders.size(); k++) {
             Contender c = contenders.get((k + round) % contenders.size());
-            JournalWorkload.Outcome out = runSlice(o, c, journal, baseline, threads, o.warmup(), o.slice(), disk);
+            JournalWorkload.Outcome out = runSlice(o, c, subjects, threads, o.warmup(), o.slice(), disk);
             slices.get(c.label()).add(out.row());
             if (out.row().isDefault()) {
               defaultStats = out.stats();
@@ -253,23 +265,25 @@ public final class JournalBenchmark {
    * rows share two cores with the C2 compiler (over a second of compile time on these machines),
    * which costs the journal — far more code than pwrite + fdatasync — more than the baseline.
    */
-  private static void warmUpJvm(Options o, List<Contender> contenders, JournalWorkload journal,
-      FdatasyncBaseline baseline) throws Exception {
+  private static void warmUpJvm(Options o, List<Contender> contenders, Subjects subjects) throws Exception {
     if (o.jvmWarmup().isZero()) {
       return;
     }
     int threads = Math.min(4, o.maxThreads());
     Duration each = o.jvmWarmup().dividedBy(contenders.size());
     for (Contender c : contenders) {
-      runSlice(o, c, journal, baseline, threads, Duration.ZERO, each, Optional.empty());
+      runSlice(o, c, subjects, threads, Duration.ZERO, each, Optional.empty());
     }
   }
 
-  /** The baseline (when asked for), then every policy with every commit wake-up. */
-  private static List<Contender> contenders(Options o, boolean withBaseline) {
+  /** The baseline and the ceiling (when asked for), then every policy with every commit wake-up. */
+  private static List<Contender> contenders(Options o) {
     List<Contender> contenders = new ArrayList<>();
-    if (withBaseline) {
+    if (o.baseline()) {
       contenders.add(new Contender(BenchRow.BASELINE, null, null));
+    }
+    if (o.ceiling()) {
+      contenders.add(new Contender(BenchRow.CEILING, null, null));
     }
     for (CommitWakeup w : o.wakeups()) {
       for (BatchingPolicy p : o.policies()) {
@@ -279,18 +293,23 @@ public final class JournalBenchmark {
     return contenders;
   }
 
-  /** One slice of one contender; a baseline outcome has no journal statistics. */
-  private static JournalWorkload.Outcome runSlice(Options o, Contender c, JournalWorkload journal,
-      FdatasyncBaseline baseline, int threads, Duration warmup, Duration window, Optional<DiskFlushCounter> disk)
-      throws Exception {
-    if (c.policy() == null) {
-      return new JournalWorkload.Outcome(baseline.run(threads, warmup, window, disk), null);
+  /** What the contenders run on; a member is null when no contender needs it. */
+  private record Subjects(JournalWorkload journal, FdatasyncBaseline baseline, GroupCommitCeiling ceiling) {}
+
+  /** One slice of one contender; a baseline or ceiling outcome has no journal statistics. */
+  private static JournalWorkload.Outcome runSlice(Options o, Contender c, Subjects s, int threads, Duration warmup,
+      Duration window, Optional<DiskFlushCounter> disk) throws Exception {
+    if (c.label().equals(BenchRow.BASELINE)) {
+      return new JournalWorkload.Outcome(s.baseline().run(threads, warmup, window, disk), null);
     }
-    return journal.run(o.journalOptions().toBuilder().commitWakeup(c.wakeup()).build(), c.policy(), c.label(),
+    if (c.label().equals(BenchRow.CEILING)) {
+      return new JournalWorkload.Outcome(s.ceiling().run(threads, o.blocksPerOp(), warmup, window, disk), null);
+    }
+    return s.journal().run(o.journalOptions().toBuilder().commitWakeup(c.wakeup()).build(), c.policy(), c.label(),
         threads, o.blocksPerOp(), warmup, window, disk);
   }
 
-  /** One row's subject: the baseline (no policy) or a policy with a commit wake-up. */
+  /** One row's subject: the baseline or the ceiling (no policy), or a policy with a commit wake-up. */
   private record Contender(String label, BatchingPolicy policy, CommitWakeup wakeup) {
     static String label(BatchingPolicy p, CommitWakeup w) {
       return w == CommitWakeup.FUTEX_BROADCAST ? p.name() : p.name() + "/" + BenchRow.wakeupName(w);

@@ -81,6 +81,46 @@ class JournalBenchmarkTest {
 
   @Test
   @SuppressWarnings("unchecked")
+  void ceiling_isOneRowPerThreadCount_withNHandlesPerFlush_andTheJournalRowsGetItsRatio() throws Exception {
+    JournalBenchmark.Options options = JournalBenchmark.Options.builder()
+        .directory(dir)
+        .policies(List.of(BatchingPolicies.defaultPolicy()))
+        .threads(List.of(1, 3))
+        .ceiling(true)
+        .duration(Duration.ofMillis(300))
+        .warmup(Duration.ofMillis(50))
+        .jvmWarmup(Duration.ZERO)
+        .build();
+    BenchReport report = JournalBenchmark.run(options, line -> {});
+
+    assertThat(report.rows()).extracting(BenchRow::policy, BenchRow::threads).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(BenchRow.BASELINE, 1), org.assertj.core.groups.Tuple.tuple(BenchRow.CEILING, 1),
+        org.assertj.core.groups.Tuple.tuple("adaptive", 1), org.assertj.core.groups.Tuple.tuple(BenchRow.BASELINE, 3),
+        org.assertj.core.groups.Tuple.tuple(BenchRow.CEILING, 3), org.assertj.core.groups.Tuple.tuple("adaptive", 3));
+    assertThat(report.rows()).filteredOn(r -> r.policy().equals(BenchRow.CEILING)).allSatisfy(r -> {
+      assertThat(r.isReference()).isTrue();
+      assertThat(r.isDefault()).isFalse();
+      assertThat(r.handlesPerTransaction()).hasValue(r.threads());
+      assertThat(r.flushesPerSec()).isPositive();
+      assertThat(r.opsPerSec()).isCloseTo(r.threads() * r.flushesPerSec(), org.assertj.core.data.Percentage.withPercentage(0.01));
+    });
+    BenchRow adaptive3 = report.rows().get(5);
+    assertThat(report.ceilingOf(adaptive3)).containsSame(report.rows().get(4));
+    assertThat(report.ceilingOf(report.rows().get(3))).isEmpty(); // the baseline is measured before it
+    assertThat(report.formatTable()).contains("ops/ceil", "group-commit-ceiling");
+    List<Map<String, Object>> rows =
+        (List<Map<String, Object>>) ((Map<String, Object>) io.ext4j.testkit.MiniJson.parse(report.toJson())).get("rows");
+    assertThat(rows).filteredOn(r -> r.get("policy").equals(BenchRow.CEILING)).hasSize(2).allSatisfy(r -> {
+      assertThat(r.keySet()).containsExactlyElementsOf(ROW_KEYS);
+      assertThat(r.get("commitWakeup")).isNull();
+    });
+    try (Stream<Path> left = Files.list(dir)) {
+      assertThat(left).as("image, baseline and ceiling files are removed").isEmpty();
+    }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
   void toJson_hasOneObjectWithRowsOfExactlyTheIssuesKeys() throws Exception {
     BenchReport report = runShort();
 

@@ -56,6 +56,11 @@ public final class BenchJournalCommand implements Callable<Integer> {
   @Option(names = "--no-baseline", description = "Skip the pwrite + fdatasync baseline rows.")
   boolean noBaseline;
 
+  @Option(names = "--ceiling",
+      description = "Also measure the group-commit ceiling: one writer committing N handles' blocks per fdatasync back "
+          + "to back, the rate no journal can beat; adds an ops/ceil column.")
+  boolean ceiling;
+
   @Option(names = "--blocks", paramLabel = "1|2", defaultValue = "1",
       description = "4 KiB blocks each handle modifies (default: ${DEFAULT-VALUE}).")
   int blocks;
@@ -123,6 +128,7 @@ public final class BenchJournalCommand implements Callable<Integer> {
         .warmup(Duration.ofNanos((long) (warmup * 1e9)))
         .jvmWarmup(Duration.ofNanos((long) (jvmWarmup * 1e9)))
         .baseline(!noBaseline)
+        .ceiling(ceiling)
         .keep(keep)
         .rounds(rounds)
         .blocksPerOp(blocks)

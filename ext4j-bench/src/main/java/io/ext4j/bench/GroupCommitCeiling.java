@@ -1,0 +1,104 @@
+package io.ext4j.bench;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalDouble;
+
+/**
+ * What no journal can beat: the rate of a group commit with no gap between commits. One thread
+ * writes, back to back, what a transaction of N handles logs — a descriptor, N × blocks-per-handle
+ * block images and a commit block, contiguous, as one gathering write into the page cache — and
+ * calls {@code fdatasync}, and counts N operations per round.
+ *
+ * <p>Why it bounds every journal whose N threads each wait for their own operation to be durable:
+ * such a thread has one operation outstanding, so one flush covers at most N operations; a flush
+ * covers only writes that completed before it began, so the next group's writes and flush follow
+ * this one's; and nothing can be faster than writing that group and flushing it with the threads
+ * already waiting. The real journal also pays for waking its N threads and for their handles
+ * between commits, which this row leaves out. Its ratio to the same-run fdatasync baseline is the
+ * largest ratio a journal could show in that minute; a journal row's ratio to it is the share of
+ * that ceiling the journal reached.
+ *
+ * <h2>Durability</h2>
+ * Each round returns after {@code fdatasync}: its blocks are on stable storage.
+ */
+final class GroupCommitCeiling implements AutoCloseable {
+  static final String FILE = "ext4j-bench-ceiling.dat";
+  private static final int BLOCK = 4096;
+
+  private final Path file;
+  private final int regionBlocks;
+  private final boolean keep;
+
+  private GroupCommitCeiling(Path file, int regionBlocks, boolean keep) {
+    this.file = file;
+    this.regionBlocks = regionBlocks;
+    this.keep = keep;
+  }
+
+  /**
+   * Creates the file, with room for 32 rounds of the largest group ({@code maxThreads} handles of
+   * {@code blocksPerOp} blocks plus a descriptor and a commit block), written through in turn.
+   */
+  static GroupCommitCeiling create(Path dir, int maxThreads, int blocksPerOp, boolean keep) throws IOException {
+    int region = 32 * roundBlocks(maxThreads, blocksPerOp);
+    Path f = dir.resolve(FILE);
+    ZeroFiles.create(f, (long) region * BLOCK);
+    ZeroFiles.syncDirectory(dir);
+    return new GroupCommitCeiling(f, region, keep);
+  }
+
+  private static int roundBlocks(int threads, int blocksPerOp) {
+    return threads * blocksPerOp + 2;
+  }
+
+  /** Runs the one committing thread for a group of {@code threads} handles; {@code disk} is sampled at the window's edges. */
+  BenchRow run(int threads, int blocksPerOp, Duration warmup, Duration window, java.util.Optional<DiskFlushCounter> disk)
+      throws Exception {
+    int blocks = roundBlocks(threads, blocksPerOp);
+    if (blocks > regionBlocks) {
+      throw new IllegalArgumentException(threads + " threads need " + blocks + " blocks a round but " + file
+          + " has " + regionBlocks);
+    }
+    ByteBuffer[] images = new ByteBuffer[blocks];
+    for (int i = 0; i < blocks; i++) {
+      images[i] = ByteBuffer.allocateDirect(BLOCK);
+    }
+    int rounds = regionBlocks / blocks;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      TimedRun.Op round = seq -> {
+        for (ByteBuffer b : images) {
+          b.clear();
+          b.putLong(0, seq);
+        }
+        ch.position((seq % rounds) * blocks * BLOCK); // one writer: the channel's position is ours
+        long left = (long) blocks * BLOCK;
+        while (left > 0) {
+          left -= ch.write(images);
+        }
+        ch.force(false);
+      };
+      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // the coordinating thread only
+      TimedRun.Result r = TimedRun.run(List.of(round), warmup, window, () -> diskEdges[0] = FdatasyncBaseline.read(disk),
+          () -> diskEdges[1] = FdatasyncBaseline.read(disk));
+      double commits = r.opsPerSec();
+      return new BenchRow(BenchRow.CEILING, threads, commits * threads, FdatasyncBaseline.micros(r, 50),
+          FdatasyncBaseline.micros(r, 99), OptionalDouble.of(threads), commits, commits,
+          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), "", false);
+    }
+  }
+
+  /** Deletes the file unless asked to keep it. */
+  @Override
+  public void close() throws IOException {
+    if (!keep) {
+      Files.deleteIfExists(file);
+    }
+  }
+}
