@@ -49,9 +49,19 @@ final class GroupCommitCeiling implements AutoCloseable {
   static GroupCommitCeiling create(Path dir, int maxThreads, int blocksPerOp, boolean keep) throws IOException {
     int region = 32 * roundBlocks(maxThreads, blocksPerOp);
     Path f = dir.resolve(FILE);
-    ZeroFiles.create(f, (long) region * BLOCK);
-    ZeroFiles.syncDirectory(dir);
-    return new GroupCommitCeiling(f, region, keep);
+    GroupCommitCeiling c = new GroupCommitCeiling(f, region, keep);
+    try {
+      ZeroFiles.create(f, (long) region * BLOCK);
+      ZeroFiles.syncDirectory(dir);
+    } catch (IOException | RuntimeException e) {
+      try {
+        c.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    return c;
   }
 
   private static int roundBlocks(int threads, int blocksPerOp) {
