@@ -64,6 +64,38 @@ final class DiskFlushCounter {
     return java.util.OptionalDouble.of((end.getAsLong() - start.getAsLong()) / seconds);
   }
 
+  /**
+   * The counter at a measured window's two edges: {@link #start} and {@link #end} are called by the
+   * coordinating thread (TimedRun's edge callbacks), which reads {@link #rate} afterwards. Without a
+   * counter every reading is empty.
+   */
+  static final class Window {
+    private final Optional<DiskFlushCounter> disk;
+    private OptionalLong start = OptionalLong.empty(); // the coordinating thread only
+    private OptionalLong end = OptionalLong.empty(); // the coordinating thread only
+
+    Window(Optional<DiskFlushCounter> disk) {
+      this.disk = disk;
+    }
+
+    void start() {
+      start = read();
+    }
+
+    void end() {
+      end = read();
+    }
+
+    /** Flushes per second between the two edges, {@code windowNanos} apart (see {@link DiskFlushCounter#rate}). */
+    java.util.OptionalDouble rate(long windowNanos) {
+      return DiskFlushCounter.rate(start, end, windowNanos / 1e9);
+    }
+
+    private OptionalLong read() {
+      return disk.map(DiskFlushCounter::read).orElse(OptionalLong.empty());
+    }
+  }
+
   /** The disk's completed flush requests since boot, or empty if the file cannot be read now. */
   OptionalLong read() {
     try {

@@ -80,12 +80,11 @@ final class FdatasyncBaseline implements AutoCloseable {
           ch.force(false);
         });
       }
-      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // this (the coordinating) thread only
-      TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> diskEdges[0] = read(disk),
-          () -> diskEdges[1] = read(disk));
+      DiskFlushCounter.Window diskWindow = new DiskFlushCounter.Window(disk);
+      TimedRun.Result r = TimedRun.run(ops, warmup, window, diskWindow::start, diskWindow::end);
       double rate = r.opsPerSec();
-      return new BenchRow(BenchRow.BASELINE, threads, rate, micros(r, 50), micros(r, 99), OptionalDouble.empty(),
-          rate, rate, DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), "", false);
+      return new BenchRow(BenchRow.BASELINE, threads, rate, r.micros(50), r.micros(99), OptionalDouble.empty(),
+          rate, rate, diskWindow.rate(r.windowNanos()), "", false);
     } finally {
       IOException first = null;
       for (FileChannel ch : channels) {
@@ -103,14 +102,6 @@ final class FdatasyncBaseline implements AutoCloseable {
         throw first;
       }
     }
-  }
-
-  static java.util.OptionalLong read(java.util.Optional<DiskFlushCounter> disk) {
-    return disk.map(DiskFlushCounter::read).orElse(java.util.OptionalLong.empty());
-  }
-
-  static double micros(TimedRun.Result r, double percentile) {
-    return r.operations() == 0 ? Double.NaN : r.latencyNanos().getValueAtPercentile(percentile) / 1000.0;
   }
 
   /** Deletes the files unless asked to keep them. */

@@ -94,13 +94,11 @@ final class GroupCommitCeiling implements AutoCloseable {
         }
         ch.force(false);
       };
-      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // the coordinating thread only
-      TimedRun.Result r = TimedRun.run(List.of(round), warmup, window, () -> diskEdges[0] = FdatasyncBaseline.read(disk),
-          () -> diskEdges[1] = FdatasyncBaseline.read(disk));
+      DiskFlushCounter.Window diskWindow = new DiskFlushCounter.Window(disk);
+      TimedRun.Result r = TimedRun.run(List.of(round), warmup, window, diskWindow::start, diskWindow::end);
       double commits = r.opsPerSec();
-      return new BenchRow(BenchRow.CEILING, threads, commits * threads, FdatasyncBaseline.micros(r, 50),
-          FdatasyncBaseline.micros(r, 99), OptionalDouble.of(threads), commits, commits,
-          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], r.windowNanos() / 1e9), "", false);
+      return new BenchRow(BenchRow.CEILING, threads, commits * threads, r.micros(50), r.micros(99),
+          OptionalDouble.of(threads), commits, commits, diskWindow.rate(r.windowNanos()), "", false);
     }
   }
 

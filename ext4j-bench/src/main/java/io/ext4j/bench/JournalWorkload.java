@@ -98,12 +98,12 @@ final class JournalWorkload implements AutoCloseable {
         });
       }
       JournalStats[] edges = new JournalStats[2]; // written and read by this (the coordinating) thread
-      java.util.OptionalLong[] diskEdges = new java.util.OptionalLong[2]; // likewise
+      DiskFlushCounter.Window diskWindow = new DiskFlushCounter.Window(disk);
       TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> {
         edges[0] = journal.stats();
-        diskEdges[0] = FdatasyncBaseline.read(disk);
+        diskWindow.start();
       }, () -> {
-        diskEdges[1] = FdatasyncBaseline.read(disk);
+        diskWindow.end();
         edges[1] = journal.stats();
       });
       JournalStats end = journal.stats();
@@ -114,9 +114,8 @@ final class JournalWorkload implements AutoCloseable {
       OptionalDouble hpt = transactions == 0 ? OptionalDouble.empty() : OptionalDouble.of(handles / transactions);
       double flushes = (edges[1].deviceFlushes() - edges[0].deviceFlushes()) / seconds;
       CommitWakeup wakeup = journal.commitWakeup(); // what ran: the futex may have been unavailable
-      BenchRow row = new BenchRow(label, threads, r.opsPerSec(), FdatasyncBaseline.micros(r, 50),
-          FdatasyncBaseline.micros(r, 99), hpt, flushes, transactions / seconds,
-          DiskFlushCounter.rate(diskEdges[0], diskEdges[1], seconds), BenchRow.wakeupName(wakeup),
+      BenchRow row = new BenchRow(label, threads, r.opsPerSec(), r.micros(50), r.micros(99), hpt, flushes,
+          transactions / seconds, diskWindow.rate(r.windowNanos()), BenchRow.wakeupName(wakeup),
           policy == BatchingPolicies.defaultPolicy() && template.commitWakeup() == CommitWakeup.FUTEX_BROADCAST);
       return new Outcome(row, end);
     }

@@ -31,6 +31,11 @@ final class TimedRun {
     double opsPerSec() {
       return operations * 1e9 / windowNanos;
     }
+
+    /** The latency at {@code percentile} in microseconds; NaN if no operation was measured. */
+    double micros(double percentile) {
+      return operations == 0 ? Double.NaN : latencyNanos.getValueAtPercentile(percentile) / 1000.0;
+    }
   }
 
   static Result run(List<Op> ops, Duration warmup, Duration window, Runnable atMeasureStart, Runnable atMeasureEnd)
