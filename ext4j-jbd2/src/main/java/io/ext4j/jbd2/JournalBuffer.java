@@ -28,4 +28,11 @@ public interface JournalBuffer {
    * {@link Handle#getUndoAccess}), else {@code null}. Read-only.
    */
   ByteBuffer committedData();
+
+  /**
+   * Drops the reference {@link Journal#buffer(long)} or {@link Journal#newBuffer(long)} handed out;
+   * each of those calls needs one release. The journal keeps a buffer cached for as long as a
+   * transaction or a pending checkpoint needs it, whether or not anyone holds a reference.
+   */
+  default void release() {}
 }

@@ -1,6 +1,6 @@
 package io.ext4j.fs.format;
 
-import io.ext4j.jbd2.format.Crc32c;
+import io.ext4j.block.Crc32c;
 
 import io.ext4j.fs.Ext4FormatException;
 import java.io.IOException;

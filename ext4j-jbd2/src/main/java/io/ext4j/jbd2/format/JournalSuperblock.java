@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.format;
 
+import io.ext4j.block.Crc32c;
 import io.ext4j.jbd2.JournalCorruptException;
 import io.ext4j.jbd2.UnsupportedJournalFeatureException;
 import java.nio.ByteBuffer;

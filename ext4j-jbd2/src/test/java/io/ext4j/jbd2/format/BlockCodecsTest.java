@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.format;
 
+import io.ext4j.block.Crc32c;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

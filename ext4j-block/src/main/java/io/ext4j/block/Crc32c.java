@@ -1,4 +1,4 @@
-package io.ext4j.jbd2.format;
+package io.ext4j.block;
 
 import java.nio.ByteBuffer;
 
