@@ -58,6 +58,7 @@ public final class Ext4Superblock {
   public static final int INCOMPAT_64BIT = 0x80;
   public static final int INCOMPAT_CSUM_SEED = 0x2000;
 
+  public static final int RO_COMPAT_GDT_CSUM = 0x10;
   public static final int RO_COMPAT_METADATA_CSUM = 0x400;
 
   private static final String[] COMPAT_NAMES = {
@@ -308,6 +309,16 @@ public final class Ext4Superblock {
 
   public boolean hasMetadataCsum() {
     return (featureRoCompat() & RO_COMPAT_METADATA_CSUM) != 0;
+  }
+
+  /** uninit_bg (gdt_csum): group descriptors carry a CRC-16 (ignored when metadata_csum is also set). */
+  public boolean hasGdtCsum() {
+    return (featureRoCompat() & RO_COMPAT_GDT_CSUM) != 0;
+  }
+
+  /** s_uuid as its 16 stored bytes (a copy). */
+  public byte[] uuidBytes() {
+    return java.util.Arrays.copyOfRange(raw, 0x68, 0x78);
   }
 
   /** Number of block groups. */

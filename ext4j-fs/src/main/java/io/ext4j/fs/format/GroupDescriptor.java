@@ -17,8 +17,9 @@ import java.nio.ByteOrder;
  * 64-byte form adds: 0x20 u32 bg_block_bitmap_hi  0x24 u32 bg_inode_bitmap_hi  0x28 u32 bg_inode_table_hi
  * </pre>
  * With metadata_csum, bg_checksum is the low 16 bits of crc32c(seed, le32 group number, descriptor
- * with bg_checksum zeroed) where seed is {@link Ext4Superblock#checksumSeed()}. (The older
- * uninit_bg crc16 form is not verified here.)
+ * with bg_checksum zeroed) where seed is {@link Ext4Superblock#checksumSeed()}. Without it but with
+ * uninit_bg (gdt_csum), bg_checksum is the CRC-16 of {@link Crc16#groupDescriptorChecksum}; either is
+ * verified on decode.
  */
 public record GroupDescriptor(long group, long blockBitmap, long inodeBitmap, long inodeTable, int flags, int checksum) {
   static final int CHECKSUM_AT = 0x1E;
@@ -44,6 +45,12 @@ public record GroupDescriptor(long group, long blockBitmap, long inodeBitmap, lo
       if (computed != stored) {
         throw new Ext4FormatException(device, byteOffset, String.format(
             "group %d descriptor checksum mismatch: stored 0x%04X, computed 0x%04X", group, stored, computed));
+      }
+    } else if (sb.hasGdtCsum()) {
+      int computed = Crc16.groupDescriptorChecksum(sb.uuidBytes(), (int) group, bytes, off, size);
+      if (computed != stored) {
+        throw new Ext4FormatException(device, byteOffset, String.format(
+            "group %d descriptor gdt_csum (crc16) mismatch: stored 0x%04X, computed 0x%04X", group, stored, computed));
       }
     }
     if (inodeTable == 0) {
