@@ -84,6 +84,19 @@ final class TestImage {
     return LittleEndian.le32(inode, 0x64);
   }
 
+  /** Every xattr of inode {@code ino}: its in-inode area, then its block (checksum verified with metadata_csum). */
+  java.util.List<XattrEntry> xattrs(long ino) throws IOException {
+    byte[] inode = inode(ino);
+    java.util.List<XattrEntry> all = new java.util.ArrayList<>(
+        XattrCodec.decodeInodeArea(inode, xattrAreaOffset(inode), inode.length, path + " inode " + ino));
+    long acl = fileAcl(inode);
+    if (acl != 0) {
+      all.addAll(XattrCodec.decodeBlock(block(acl), acl, sb.checksumSeed(), sb.hasMetadataCsum(),
+          path + " xattr block " + acl + " of inode " + ino).entries());
+    }
+    return all;
+  }
+
   /** Writes inode {@code ino} back with its checksum recomputed (metadata_csum). */
   void writeInode(long ino, byte[] inode) throws IOException {
     byte[] copy = inode.clone();

@@ -218,7 +218,9 @@ class XattrOracleTest {
       }
       for (Map.Entry<String, Path> f : files.entrySet()) {
         byte[] v = Files.readAllBytes(f.getValue());
-        assertThat(v).as("ea_get of %s has the size ea_list shows", f.getKey()).hasSize(sizes.get(f.getKey()));
+        if (!f.getKey().startsWith("system.posix_acl_")) { // ea_get converts ACLs to the (larger) VFS form
+          assertThat(v).as("ea_get of %s has the size ea_list shows", f.getKey()).hasSize(sizes.get(f.getKey()));
+        }
         out.put(f.getKey(), v);
       }
     } finally {
