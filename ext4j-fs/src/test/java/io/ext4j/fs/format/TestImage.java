@@ -84,6 +84,26 @@ final class TestImage {
     return LittleEndian.le32(inode, 0x64);
   }
 
+  /** The decoded inode {@code ino} (checksum verified with metadata_csum). */
+  Ext4Inode decodedInode(long ino) throws IOException {
+    return Ext4Inode.decode(path.toString(), inodeOffset(ino), sb, ino, inode(ino), 0);
+  }
+
+  /** The first {@code size} bytes of inode {@code ino}'s data, through its block map (holes read as zeros). */
+  byte[] fileData(long ino, int size) throws IOException {
+    byte[] out = new byte[size];
+    for (MappedRange r : FileBlockMap.map(path.toString(), sb, decodedInode(ino), this::block)) {
+      for (long i = 0; i < r.length(); i++) {
+        long at = (r.logical() + i) * sb.blockSize();
+        if (at < size) {
+          byte[] b = block(r.physical() + i);
+          System.arraycopy(b, 0, out, (int) at, (int) Math.min(b.length, size - at));
+        }
+      }
+    }
+    return out;
+  }
+
   /** Every xattr of inode {@code ino}: its in-inode area, then its block (checksum verified with metadata_csum). */
   java.util.List<XattrEntry> xattrs(long ino) throws IOException {
     byte[] inode = inode(ino);

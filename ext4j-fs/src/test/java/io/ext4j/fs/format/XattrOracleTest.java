@@ -150,6 +150,84 @@ class XattrOracleTest {
     Tools.assertE2fsckClean(img);
   }
 
+  @ParameterizedTest(name = "mkfs.ext4 {0}")
+  @ValueSource(strings = {"-b 4096", "-b 1024 -I 512", "-b 4096 -O ea_inode"})
+  void attributesSetByTheKernel_decode_andReencodeToTheStoredBytes_hashesIncluded(String options) throws Exception {
+    long seed = Seeds.seed();
+    Random rnd = new Random(seed);
+    Path img = Tools.mkfs("xattr-kernel", 32, options.split(" "));
+    TestImage fresh = TestImage.open(img);
+    int bs = fresh.blockSize();
+    int tooBigForTheInode = fresh.sb.inodeSize() - 100;
+    // Candidates, kept while they all fit in one block, set in block order: then the kernel's block
+    // layout (each new entry appended to the table, its value below the others) is the encoder's.
+    Map<String, byte[]> candidates = randomAttributes(rnd, 3 + rnd.nextInt(4), 1, 12);
+    candidates.putAll(randomAttributes(rnd, 1 + rnd.nextInt(3), tooBigForTheInode, tooBigForTheInode + bs / 8));
+    List<XattrEntry> chosen = new ArrayList<>();
+    for (Map.Entry<String, byte[]> c : candidates.entrySet()) {
+      List<XattrEntry> more = new ArrayList<>(chosen);
+      more.add(XattrEntry.of(c.getKey(), c.getValue()));
+      if (XattrCodec.blockSpaceNeeded(more) <= bs) {
+        chosen = more;
+      }
+    }
+    byte[] eaInodeValue = null;
+    if (options.contains("ea_inode")) {
+      eaInodeValue = new byte[bs + 1 + rnd.nextInt(2 * bs)];
+      rnd.nextBytes(eaInodeValue);
+      chosen.add(XattrEntry.of("user.in_an_ea_inode", eaInodeValue));
+    }
+    chosen.sort(java.util.Comparator.comparing(XattrEntry::name, XattrName.BLOCK_ORDER));
+    Map<String, byte[]> set = new LinkedHashMap<>();
+    chosen.forEach(e -> set.put(e.name().fullName(), e.value()));
+    long ino;
+    try (LoopMount m = LoopMount.mount(img)) {
+      Path f = Files.write(m.dir.resolve("f"), new byte[] {42});
+      for (Map.Entry<String, byte[]> a : set.entrySet()) {
+        LoopMount.setxattr(f, a.getKey(), a.getValue());
+        assertThat(LoopMount.getxattr(f, a.getKey())).isEqualTo(a.getValue());
+      }
+      ino = (Long) Files.getAttribute(f, "unix:ino");
+    }
+
+    TestImage image = TestImage.open(img);
+    byte[] inode = image.inode(ino);
+    int areaOff = TestImage.xattrAreaOffset(inode);
+    List<XattrEntry> inInode = XattrCodec.decodeInodeArea(inode, areaOff, inode.length, img + " inode " + ino);
+    long nr = TestImage.fileAcl(inode);
+    assertThat(nr).as("seed %d: the large values went to a block", seed).isPositive();
+    byte[] raw = image.block(nr);
+    boolean csum = image.sb.hasMetadataCsum();
+    XattrBlock block = XattrCodec.decodeBlock(raw, nr, image.sb.checksumSeed(), csum, img + " xattr block " + nr);
+
+    Map<String, byte[]> decoded = new LinkedHashMap<>();
+    List<XattrEntry> all = new ArrayList<>(inInode);
+    all.addAll(block.entries());
+    for (XattrEntry e : all) {
+      byte[] value = e.value();
+      if (e.inEaInode()) {
+        value = image.fileData(Integer.toUnsignedLong(e.valueInum()), e.valueSize());
+        int valueHash = LittleEndian.le32(image.inode(e.valueInum()), 0x08); // i_atime
+        assertThat(valueHash).as("the EA inode keeps crc32c(fs seed, value) in i_atime")
+            .isEqualTo(io.ext4j.block.Crc32c.update(image.sb.checksumSeed(), value));
+        assertThat(e.hash()).as("e_hash of %s", e.name()).isEqualTo(XattrCodec.eaInodeEntryHash(e.name(), valueHash));
+      }
+      decoded.put(e.name().fullName(), value);
+    }
+    assertThat(hex(decoded)).as("seed %d", seed).isEqualTo(hex(set));
+    if (eaInodeValue != null) {
+      assertThat(all).as("seed %d: one value went to an EA inode", seed).anyMatch(XattrEntry::inEaInode);
+    }
+
+    // The kernel's bytes are the encoders' bytes: in-inode area, e_hash, h_hash and h_checksum.
+    byte[] mine = inode.clone();
+    XattrCodec.encodeInodeArea(inInode, mine, areaOff, inode.length);
+    assertThat(HexFormat.of().formatHex(mine)).as("seed %d: inode %d", seed, ino).isEqualTo(HexFormat.of().formatHex(inode));
+    assertThat(block.storedHash()).as("seed %d: h_hash", seed).isNotZero();
+    byte[] encoded = XattrCodec.encodeBlock(block.refcount(), block.entries(), bs, nr, image.sb.checksumSeed(), csum);
+    assertThat(HexFormat.of().formatHex(encoded)).as("seed %d: block %d", seed, nr).isEqualTo(HexFormat.of().formatHex(raw));
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /** Distinct names debugfs passes through unchanged, with random values of the given sizes. */
