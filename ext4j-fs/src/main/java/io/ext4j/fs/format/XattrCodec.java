@@ -41,7 +41,8 @@ import java.util.Set;
  * <pre>
  * e_hash   = fold over name bytes (unsigned): h = rotl(h, 5) ^ c; then over the value's padded LE
  *            words: h = rotl(h, 16) ^ w  (e2fsck also accepts the name bytes sign-extended); an
- *            ea_inode entry folds the EA inode's value hash as its single word
+ *            ea_inode entry folds the EA inode's value hash (crc32c(fs_seed, value), kept in that
+ *            inode's i_atime) as its single word, and keeps that e_hash in the inode area too
  * h_hash   = fold over the entries' e_hash in table order: h = rotl(h, 16) ^ e_hash; 0 if any e_hash
  *            is 0 (the kernel's rehash; e2fsprogs writes 0, e2fsck does not check it)
  * h_checksum (metadata_csum) = crc32c(crc32c(fs_seed, le64 block number), block with h_checksum 0)

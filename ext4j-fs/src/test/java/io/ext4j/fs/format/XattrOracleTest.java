@@ -228,6 +228,28 @@ class XattrOracleTest {
     assertThat(HexFormat.of().formatHex(encoded)).as("seed %d: block %d", seed, nr).isEqualTo(HexFormat.of().formatHex(raw));
   }
 
+  @org.junit.jupiter.api.Test
+  void namesSetByTheKernel_areStoredWithTheIndexAndSuffixParseGives() throws Exception {
+    Path img = Tools.mkfs("xattr-names", 32, "-b", "4096", "-I", "1024");
+    List<String> names = List.of("user.mime_type", "trusted.overlay.opaque", "security.ima", "gnu.translator",
+        "system.posix_acl_access");
+    long ino;
+    try (LoopMount m = LoopMount.mount(img)) {
+      Path f = Files.write(m.dir.resolve("f"), new byte[] {1});
+      for (String name : names) {
+        byte[] value = name.startsWith("system.") ? PosixAcl.toVfs(List.of(new PosixAcl.Entry(PosixAcl.USER_OBJ, 6, -1),
+            new PosixAcl.Entry(PosixAcl.USER, 4, 1000), new PosixAcl.Entry(PosixAcl.GROUP_OBJ, 4, -1),
+            new PosixAcl.Entry(PosixAcl.MASK, 4, -1), new PosixAcl.Entry(PosixAcl.OTHER, 0, -1))) : new byte[] {'v'};
+        LoopMount.setxattr(f, name, value);
+      }
+      ino = (Long) Files.getAttribute(f, "unix:ino");
+    }
+
+    List<XattrName> stored = TestImage.open(img).xattrs(ino).stream().map(XattrEntry::name).toList();
+
+    assertThat(stored).containsExactlyElementsOf(names.stream().map(XattrName::parse).toList());
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /** Distinct names debugfs passes through unchanged, with random values of the given sizes. */
