@@ -283,6 +283,27 @@ public final class BlockCache {
   }
 
   /**
+   * Forgets {@code block} together with any unwritten change (it was freed: what it held no longer
+   * matters and must not be written back over what it holds next). Holders of a pin keep their
+   * detached object.
+   *
+   * @throws IllegalStateException if its attachment keeps it (the journal decides when its blocks go)
+   */
+  public void discard(long block) {
+    CachedBlock b = blocks.get(block);
+    if (b == null) {
+      return;
+    }
+    CacheAttachment a = b.attachment();
+    if (a != null && a.keepsBlockCached()) {
+      throw new IllegalStateException(device.name() + ": cannot discard block " + block + ": the journal still holds it (" + a + ")");
+    }
+    if (blocks.remove(block, b) && b.cleanIfDirty()) {
+      dirtyCount.decrementAndGet();
+    }
+  }
+
+  /**
    * Writes every dirty block to the device (sorted, contiguous runs as one vectored write) and marks
    * it clean unless it was dirtied again meanwhile. Does not flush. Returns the blocks written.
    */

@@ -134,6 +134,13 @@ public final class CachedBlock {
     return false;
   }
 
+  /** Clears the dirty flag whatever the generation; returns whether it was set. */
+  synchronized boolean cleanIfDirty() {
+    boolean was = dirty;
+    dirty = false;
+    return was;
+  }
+
   /** Whether eviction may take this block now (ignoring pins, which eviction checks by CAS). */
   boolean evictable() {
     CacheAttachment a = attachment;

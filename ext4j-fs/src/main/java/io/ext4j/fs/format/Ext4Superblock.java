@@ -49,6 +49,12 @@ public final class Ext4Superblock {
   static final int INCOMPAT_AT = 0x60;
 
   public static final int COMPAT_HAS_JOURNAL = 0x4;
+  public static final int COMPAT_EXT_ATTR = 0x8;
+  public static final int COMPAT_RESIZE_INODE = 0x10;
+  public static final int COMPAT_DIR_INDEX = 0x20;
+  public static final int COMPAT_SPARSE_SUPER2 = 0x200;
+  public static final int COMPAT_FAST_COMMIT = 0x400;
+  public static final int COMPAT_ORPHAN_FILE = 0x1000;
 
   public static final int INCOMPAT_FILETYPE = 0x2;
   public static final int INCOMPAT_RECOVER = 0x4;
@@ -56,10 +62,36 @@ public final class Ext4Superblock {
   public static final int INCOMPAT_META_BG = 0x10;
   public static final int INCOMPAT_EXTENTS = 0x40;
   public static final int INCOMPAT_64BIT = 0x80;
+  public static final int INCOMPAT_MMP = 0x100;
+  public static final int INCOMPAT_FLEX_BG = 0x200;
+  public static final int INCOMPAT_EA_INODE = 0x400;
   public static final int INCOMPAT_CSUM_SEED = 0x2000;
+  public static final int INCOMPAT_LARGEDIR = 0x4000;
+  public static final int INCOMPAT_INLINE_DATA = 0x8000;
+  public static final int INCOMPAT_ENCRYPT = 0x10000;
+  public static final int INCOMPAT_CASEFOLD = 0x20000;
 
+  public static final int RO_COMPAT_SPARSE_SUPER = 0x1;
+  public static final int RO_COMPAT_LARGE_FILE = 0x2;
+  public static final int RO_COMPAT_HUGE_FILE = 0x8;
   public static final int RO_COMPAT_GDT_CSUM = 0x10;
+  public static final int RO_COMPAT_DIR_NLINK = 0x20;
+  public static final int RO_COMPAT_EXTRA_ISIZE = 0x40;
+  public static final int RO_COMPAT_QUOTA = 0x100;
+  public static final int RO_COMPAT_BIGALLOC = 0x200;
   public static final int RO_COMPAT_METADATA_CSUM = 0x400;
+  public static final int RO_COMPAT_READONLY = 0x1000;
+  public static final int RO_COMPAT_PROJECT = 0x2000;
+  public static final int RO_COMPAT_ORPHAN_PRESENT = 0x10000;
+
+  /** s_state bit 0: cleanly unmounted (EXT2_VALID_FS). */
+  public static final int STATE_VALID = 0x0001;
+  /** s_state bit 2: orphans being recovered. */
+  public static final int STATE_ORPHANS = 0x0004;
+  /** s_flags: directory hashes use signed chars. */
+  public static final int FLAG_SIGNED_HASH = 0x1;
+  /** s_flags: directory hashes use unsigned chars. */
+  public static final int FLAG_UNSIGNED_HASH = 0x2;
 
   private static final String[] COMPAT_NAMES = {
     "dir_prealloc", "imagic_inodes", "has_journal", "ext_attr", "resize_inode", "dir_index",
@@ -319,6 +351,311 @@ public final class Ext4Superblock {
   /** s_uuid as its 16 stored bytes (a copy). */
   public byte[] uuidBytes() {
     return java.util.Arrays.copyOfRange(raw, 0x68, 0x78);
+  }
+
+  public long reservedBlocksCount() {
+    long lo = Integer.toUnsignedLong(b.getInt(0x08));
+    return is64Bit() ? lo | Integer.toUnsignedLong(b.getInt(0x154)) << 32 : lo;
+  }
+
+  public long freeBlocksCount() {
+    long lo = Integer.toUnsignedLong(b.getInt(0x0C));
+    return is64Bit() ? lo | Integer.toUnsignedLong(b.getInt(0x158)) << 32 : lo;
+  }
+
+  public long freeInodesCount() {
+    return Integer.toUnsignedLong(b.getInt(0x10));
+  }
+
+  public int logBlockSize() {
+    return b.getInt(0x18);
+  }
+
+  public int logClusterSize() {
+    return b.getInt(0x1C);
+  }
+
+  public long clustersPerGroup() {
+    return Integer.toUnsignedLong(b.getInt(0x24));
+  }
+
+  /** s_mtime (seconds, with the high byte at 0x275). */
+  public long mountTime() {
+    return time(0x2C, 0x275);
+  }
+
+  /** s_wtime. */
+  public long writeTime() {
+    return time(0x30, 0x274);
+  }
+
+  /** s_mkfs_time. */
+  public long mkfsTime() {
+    return time(0x108, 0x276);
+  }
+
+  /** s_lastcheck. */
+  public long lastCheckTime() {
+    return time(0x40, 0x277);
+  }
+
+  public int mountCount() {
+    return Short.toUnsignedInt(b.getShort(0x34));
+  }
+
+  public int maxMountCount() {
+    return b.getShort(0x36);
+  }
+
+  /** s_errors: 1 continue, 2 remount read-only, 3 panic. */
+  public int errorBehaviour() {
+    return Short.toUnsignedInt(b.getShort(0x3C));
+  }
+
+  public int creatorOs() {
+    return b.getInt(0x48);
+  }
+
+  public int defaultReservedUid() {
+    return Short.toUnsignedInt(b.getShort(0x50));
+  }
+
+  public int defaultReservedGid() {
+    return Short.toUnsignedInt(b.getShort(0x52));
+  }
+
+  /** The first non-reserved inode (s_first_ino; 11 on revision 0). */
+  public long firstInode() {
+    return revLevel() == 0 ? 11 : Integer.toUnsignedLong(b.getInt(0x54));
+  }
+
+  /** s_block_group_nr: which group's copy this is (0 for the primary). */
+  public int blockGroupNr() {
+    return Short.toUnsignedInt(b.getShort(0x5A));
+  }
+
+  /** s_last_mounted, the directory where the filesystem was last mounted ("" if none). */
+  public String lastMounted() {
+    int end = 0x88;
+    while (end < 0xC8 && raw[end] != 0) {
+      end++;
+    }
+    return new String(raw, 0x88, end - 0x88, StandardCharsets.UTF_8);
+  }
+
+  public int reservedGdtBlocks() {
+    return Short.toUnsignedInt(b.getShort(0xCE));
+  }
+
+  /** s_last_orphan: the newest inode of the classic orphan list, 0 when empty. */
+  public long lastOrphan() {
+    return Integer.toUnsignedLong(b.getInt(0xE8));
+  }
+
+  /** s_hash_seed as four words. */
+  public int[] hashSeed() {
+    int[] seed = new int[4];
+    for (int i = 0; i < 4; i++) {
+      seed[i] = b.getInt(0xEC + 4 * i);
+    }
+    return seed;
+  }
+
+  /** s_def_hash_version: 0 legacy, 1 half_md4, 2 tea. */
+  public int defaultHashVersion() {
+    return Byte.toUnsignedInt(raw[0xFC]);
+  }
+
+  public int defaultMountOptions() {
+    return b.getInt(0x100);
+  }
+
+  /** s_jnl_blocks[17]: a copy of the journal inode's i_block (15 words), i_size_high and i_size. */
+  public int[] journalBackup() {
+    int[] j = new int[17];
+    for (int i = 0; i < 17; i++) {
+      j[i] = b.getInt(0x10C + 4 * i);
+    }
+    return j;
+  }
+
+  public int journalBackupType() {
+    return Byte.toUnsignedInt(raw[0xFD]);
+  }
+
+  public int minExtraIsize() {
+    return Short.toUnsignedInt(b.getShort(0x15C));
+  }
+
+  public int wantExtraIsize() {
+    return Short.toUnsignedInt(b.getShort(0x15E));
+  }
+
+  /** s_flags (signed/unsigned hash, test filesystem). */
+  public int flags() {
+    return b.getInt(0x160);
+  }
+
+  /** Groups per flex group (1 << s_log_groups_per_flex), 1 without flex_bg. */
+  public int groupsPerFlex() {
+    int log = Byte.toUnsignedInt(raw[0x174]);
+    return (featureIncompat() & INCOMPAT_FLEX_BG) == 0 || log > 30 ? 1 : 1 << log;
+  }
+
+  public int logGroupsPerFlex() {
+    return Byte.toUnsignedInt(raw[0x174]);
+  }
+
+  public long kbytesWritten() {
+    return b.getLong(0x178);
+  }
+
+  public int errorCount() {
+    return b.getInt(0x194);
+  }
+
+  public long firstErrorTime() {
+    return time(0x198, 0x278);
+  }
+
+  public long lastErrorTime() {
+    return time(0x1CC, 0x279);
+  }
+
+  public long firstErrorInode() {
+    return Integer.toUnsignedLong(b.getInt(0x19C));
+  }
+
+  public long lastErrorInode() {
+    return Integer.toUnsignedLong(b.getInt(0x1D0));
+  }
+
+  public long firstErrorBlock() {
+    return b.getLong(0x1A0);
+  }
+
+  public long lastErrorBlock() {
+    return b.getLong(0x1D8);
+  }
+
+  /** s_first_error_func, NUL-padded. */
+  public String firstErrorFunction() {
+    return cString(0x1A8, 32);
+  }
+
+  public String lastErrorFunction() {
+    return cString(0x1E0, 32);
+  }
+
+  public int firstErrorLine() {
+    return b.getInt(0x1C8);
+  }
+
+  public int lastErrorLine() {
+    return b.getInt(0x1D4);
+  }
+
+  public int firstErrorCode() {
+    return Byte.toUnsignedInt(raw[0x27A]);
+  }
+
+  public int lastErrorCode() {
+    return Byte.toUnsignedInt(raw[0x27B]);
+  }
+
+  public long overheadClusters() {
+    return Integer.toUnsignedLong(b.getInt(0x248));
+  }
+
+  public int encoding() {
+    return Short.toUnsignedInt(b.getShort(0x27C));
+  }
+
+  /** s_orphan_file_inum (orphan_file feature), 0 if none. */
+  public long orphanFileInode() {
+    return Integer.toUnsignedLong(b.getInt(0x280));
+  }
+
+  public long usrQuotaInode() {
+    return Integer.toUnsignedLong(b.getInt(0x240));
+  }
+
+  public long grpQuotaInode() {
+    return Integer.toUnsignedLong(b.getInt(0x244));
+  }
+
+  public long prjQuotaInode() {
+    return Integer.toUnsignedLong(b.getInt(0x26C));
+  }
+
+  public boolean has(int compatMask, int incompatMask, int roCompatMask) {
+    return (featureCompat() & compatMask) == compatMask && (featureIncompat() & incompatMask) == incompatMask
+        && (featureRoCompat() & roCompatMask) == roCompatMask;
+  }
+
+  public boolean hasCompat(int mask) {
+    return (featureCompat() & mask) != 0;
+  }
+
+  public boolean hasIncompat(int mask) {
+    return (featureIncompat() & mask) != 0;
+  }
+
+  public boolean hasRoCompat(int mask) {
+    return (featureRoCompat() & mask) != 0;
+  }
+
+  /** Names of the set ro_compat features; unknown bits as {@code ro_compat_0x…}. */
+  public static List<String> roCompatNames(int bits) {
+    List<String> names = new ArrayList<>();
+    addNames(names, bits, RO_COMPAT_NAMES, "ro_compat");
+    return names;
+  }
+
+  /** Names of the set compat features. */
+  public static List<String> compatNames(int bits) {
+    List<String> names = new ArrayList<>();
+    addNames(names, bits, COMPAT_NAMES, "compat");
+    return names;
+  }
+
+  /** Ro_compat bits this codec has no name for. */
+  public int unknownRoCompatFeatures() {
+    int known = 0;
+    for (int i = 0; i < RO_COMPAT_NAMES.length; i++) {
+      known |= 1 << i;
+    }
+    return featureRoCompat() & ~known;
+  }
+
+  /** A feature's bit by its dumpe2fs name: {kind (0 compat, 1 incompat, 2 ro_compat), mask}, or null. */
+  public static int[] featureByName(String name) {
+    String[][] tables = {COMPAT_NAMES, INCOMPAT_NAMES, RO_COMPAT_NAMES};
+    for (int kind = 0; kind < 3; kind++) {
+      String[] t = tables[kind];
+      for (int i = 0; i < t.length; i++) {
+        if (name.equals(t[i])) {
+          return new int[] {kind, 1 << i};
+        }
+      }
+    }
+    return switch (name) {
+      case "extents" -> new int[] {1, INCOMPAT_EXTENTS};
+      case "gdt_csum" -> new int[] {2, RO_COMPAT_GDT_CSUM};
+      default -> null;
+    };
+  }
+
+  private long time(int lo, int hiByte) {
+    return Integer.toUnsignedLong(b.getInt(lo)) | (long) Byte.toUnsignedInt(raw[hiByte]) << 32;
+  }
+
+  private String cString(int at, int max) {
+    int end = at;
+    while (end < at + max && raw[end] != 0) {
+      end++;
+    }
+    return new String(raw, at, end - at, StandardCharsets.ISO_8859_1);
   }
 
   /** Number of block groups. */

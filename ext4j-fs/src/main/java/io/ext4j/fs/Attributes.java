@@ -1,0 +1,49 @@
+package io.ext4j.fs;
+
+import java.time.Instant;
+
+/**
+ * What {@code stat} reports of an inode.
+ *
+ * @param ino the inode number
+ * @param mode file type and permission bits (S_IFREG | 0644 …)
+ * @param nlink link count (1 for a directory past 65,000 links, as dir_nlink stores it)
+ * @param uid owner
+ * @param gid group
+ * @param size size in bytes (a symlink: its target's length)
+ * @param blocks 512-byte units allocated (data, tree and attribute blocks)
+ * @param atime last access
+ * @param mtime last content change
+ * @param ctime last inode change
+ * @param crtime creation (EPOCH where the inode has no room for it)
+ * @param rdev device number of a character or block device, else 0
+ * @param flags the inode flags (EXT4_*_FL)
+ * @param generation i_generation
+ * @param blockSize the filesystem block size (st_blksize)
+ */
+public record Attributes(long ino, int mode, int nlink, long uid, long gid, long size, long blocks, Instant atime,
+    Instant mtime, Instant ctime, Instant crtime, long rdev, int flags, int generation, int blockSize) {
+
+  public static final int S_IFMT = 0xF000;
+
+  public int fileType() {
+    return mode & S_IFMT;
+  }
+
+  public boolean isDirectory() {
+    return fileType() == 0x4000;
+  }
+
+  public boolean isRegularFile() {
+    return fileType() == 0x8000;
+  }
+
+  public boolean isSymlink() {
+    return fileType() == 0xA000;
+  }
+
+  /** The permission bits (including setuid, setgid and sticky). */
+  public int permissions() {
+    return mode & 07777;
+  }
+}

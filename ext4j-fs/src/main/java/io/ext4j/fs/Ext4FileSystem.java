@@ -1,0 +1,795 @@
+package io.ext4j.fs;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.FileBlockDevice;
+import io.ext4j.block.OverlayBlockDevice;
+import io.ext4j.block.cache.BlockCache;
+import io.ext4j.fs.alloc.Groups;
+import io.ext4j.fs.core.Features;
+import io.ext4j.fs.core.Fs;
+import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.core.InodeLife;
+import io.ext4j.fs.core.Namespace;
+import io.ext4j.fs.core.SuperblockState;
+import io.ext4j.fs.dir.Directory;
+import io.ext4j.fs.file.FileIo;
+import io.ext4j.fs.format.Ext4Superblock;
+import io.ext4j.fs.format.RawInode;
+import io.ext4j.fs.format.XattrName;
+import io.ext4j.fs.inode.Inode;
+import io.ext4j.fs.meta.JournaledStore;
+import io.ext4j.fs.meta.MetaStore;
+import io.ext4j.fs.meta.Tx;
+import io.ext4j.fs.meta.UnjournaledStore;
+import io.ext4j.fs.orphan.Orphans;
+import io.ext4j.fs.xattr.Xattrs;
+import io.ext4j.jbd2.Journal;
+import io.ext4j.jbd2.JournalOptions;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * An open ext4 filesystem: the engine every adapter (java.nio, FUSE, the CLI) calls. Operations
+ * take inode numbers and name bytes, as a FUSE low-level filesystem does, and fail with
+ * {@link Ext4Exception} carrying an {@link Errno}.
+ *
+ * <h2>Lifecycle</h2>
+ * {@link #open} reads and checks the superblock and group descriptors, replays the journal if it
+ * needs recovery (in memory only when opening read-only), marks the filesystem mounted
+ * (needs_recovery set, as the kernel does), then finishes what orphaned inodes left (frees the
+ * unlinked ones, truncates the others to their size). {@link #close} frees inodes unlinked while
+ * open, commits and checkpoints the journal, and writes a clean superblock with exact free
+ * counts: the image then passes {@code e2fsck -fn} and mounts on Linux.
+ *
+ * <h2>Threads and locks</h2>
+ * Every operation may be called from any thread. Operations on different inodes proceed in
+ * parallel (per-inode locks, per-group allocation locks, one journal with group commit); the lock
+ * order is written on {@link Namespace}. {@link OpenFile}s are thread-safe.
+ *
+ * <h2>Durability</h2>
+ * Nothing an operation changes is durable when it returns, except: {@link OpenFile#fsync},
+ * {@link #fsync}, {@link #syncfs}, writes through a file opened with SYNC or DSYNC, changes in a
+ * DIRSYNC directory, and {@link #close}. Crash consistency comes from the journal: after a crash
+ * at any instant, the next open recovers a state in which every operation either happened or did
+ * not, and everything made durable is there. File data is ordered: it reaches the device before the
+ * metadata that points at it commits (data=ordered).
+ */
+public final class Ext4FileSystem implements AutoCloseable {
+  /** The root directory's inode number. */
+  public static final long ROOT = 2;
+
+  private final Fs fs;
+  private final BlockDevice device;
+  private final boolean closeDevice;
+  private final Orphans orphans;
+  private final FileIo io;
+  private final Directory dirs;
+  private final Xattrs xattrs;
+  private final InodeLife life;
+  private final Namespace names;
+  private final Ext4Options options;
+  private final Journal journal; // null without one
+  private final String readOnlyReason; // why it is read-only, or null
+  private boolean closed; // guarded by this
+
+  private Ext4FileSystem(Fs fs, BlockDevice device, boolean closeDevice, Ext4Options options, Journal journal, String readOnlyReason) {
+    this.fs = fs;
+    this.device = device;
+    this.closeDevice = closeDevice;
+    this.options = options;
+    this.journal = journal;
+    this.readOnlyReason = readOnlyReason;
+    this.orphans = new Orphans(fs);
+    this.io = new FileIo(fs, orphans);
+    this.dirs = new Directory(fs, io);
+    this.xattrs = new Xattrs(fs);
+    this.life = new InodeLife(fs, io, orphans, xattrs, options.generations());
+    this.names = new Namespace(fs, dirs, io, life, orphans);
+  }
+
+  // ============================================================ open and close
+
+  /**
+   * Opens the ext4 image or block device at {@code image}.
+   *
+   * @throws java.nio.file.NoSuchFileException if it does not exist
+   * @throws Ext4FormatException if it is not ext4, uses features ext4j cannot open, or a structure
+   *     read at open fails its checks (naming the structure and where)
+   */
+  public static Ext4FileSystem open(Path image, Ext4Options options) throws IOException {
+    int bs;
+    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
+      bs = readSuperblock(probe).blockSize();
+    }
+    FileBlockDevice dev = FileBlockDevice.open(image, bs, FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()));
+    try {
+      return open(dev, options, true);
+    } catch (IOException | RuntimeException e) {
+      try {
+        dev.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /** Reads and decodes the superblock through a device of any block size. */
+  static Ext4Superblock readSuperblock(BlockDevice device) throws IOException {
+    int dbs = device.blockSize();
+    long first = Ext4Superblock.OFFSET / dbs;
+    int blocks = Math.max(1, Ext4Superblock.SIZE / dbs);
+    if (device.blockCount() < first + blocks) {
+      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET, "too small to hold an ext4 superblock ("
+          + device.blockCount() * dbs + " bytes)");
+    }
+    ByteBuffer buf = ByteBuffer.allocate(blocks * dbs);
+    device.read(first, buf);
+    byte[] sb = new byte[Ext4Superblock.SIZE];
+    buf.get((int) (Ext4Superblock.OFFSET - first * dbs), sb);
+    return Ext4Superblock.decode(device.name(), sb);
+  }
+
+  /**
+   * Opens the filesystem on {@code device}, whose block size must be the filesystem's.
+   *
+   * @param closeDevice whether {@link #close} closes the device
+   */
+  public static Ext4FileSystem open(BlockDevice device, Ext4Options options, boolean closeDevice) throws IOException {
+    Ext4Superblock sb = readSuperblock(device);
+    if (sb.blockSize() != device.blockSize()) {
+      throw new IllegalArgumentException(device.name() + " has block size " + device.blockSize()
+          + " but the filesystem's is " + sb.blockSize());
+    }
+    if (sb.blocksCount() > device.blockCount()) {
+      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 4, "the filesystem has " + sb.blocksCount()
+          + " blocks but the device only " + device.blockCount() + " (truncated image?)");
+    }
+    String reason = Features.readOnlyReason(device.name(), sb);
+    boolean readOnly = options.readOnly() || device.isReadOnly() || reason != null;
+    if (!options.readOnly() && reason != null) {
+      // asked for read-write: say why not, but open
+      reason = "opened read-only: " + reason;
+    } else if (readOnly && reason == null) {
+      reason = device.isReadOnly() && !options.readOnly() ? "the device is read-only" : "opened read-only";
+    }
+    BlockDevice dev = device;
+    Journal journal = null;
+    if (sb.hasJournal() && sb.journalInode() != 0) {
+      boolean dirty = sb.needsRecovery();
+      if (readOnly && dirty) {
+        dev = new OverlayBlockDevice(device); // replay into memory only
+      }
+      if (!readOnly || dirty) {
+        JournalLocation loc = Ext4JournalLocator.locate(dev);
+        JournalOptions jo = options.journal().toBuilder().checksumV3(sb.hasMetadataCsum()).bit64(sb.is64Bit()).build();
+        journal = Journal.open(dev, loc.journalMap(), jo);
+        sb = readSuperblock(dev); // recovery may have replayed the superblock
+        if (readOnly) {
+          journal.closeWithoutCheckpoint();
+          journal = null;
+        }
+      }
+    }
+    FsLayout lay = FsLayout.of(device.name(), sb);
+    BlockCache cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), lay.blockSize()));
+    MetaStore meta = journal != null ? new JournaledStore(dev, cache, journal) : new UnjournaledStore(dev, cache);
+    Groups groups;
+    try {
+      groups = Groups.load(lay, sb, meta);
+    } catch (IOException | RuntimeException e) {
+      if (journal != null) {
+        journal.close();
+      }
+      throw e;
+    }
+    SuperblockState state = new SuperblockState(lay, sb, groups::freeBlocks, groups::freeInodes);
+    Fs fs = new Fs(lay, dev, cache, meta, groups, state, options.clock(), readOnly, options.inodeCacheSize());
+    Ext4FileSystem f = new Ext4FileSystem(fs, dev, closeDevice, options, journal, readOnly ? reason : null);
+    try {
+      f.mount();
+    } catch (IOException | RuntimeException e) {
+      try {
+        f.shutdown(false);
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    return f;
+  }
+
+  private void mount() throws IOException {
+    orphans.load();
+    if (fs.readOnly) {
+      return;
+    }
+    Ext4Superblock sb = fs.superblock.current();
+    long now = fs.clock.now().getEpochSecond();
+    fs.superblock.change(e -> {
+      int incompat = e.featureIncompat();
+      if (journal != null) {
+        e.featureIncompat(incompat | Ext4Superblock.INCOMPAT_RECOVER);
+      } else {
+        e.state(e.state() & ~Ext4Superblock.STATE_VALID);
+      }
+      if (fs.lay.orphanFile()) {
+        e.featureRoCompat(e.featureRoCompat() | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
+      }
+      e.mountCount(sb.mountCount() + 1);
+      e.mountTime(now);
+      e.writeTime(now);
+    });
+    fs.superblock.writeDirect(device, fs.meta);
+    device.flush();
+    if ((sb.state() & Ext4Superblock.STATE_ERRORS) == 0) {
+      recoverOrphans();
+    }
+  }
+
+  /** Finishes what a crash interrupted: unlinked orphans are freed, the others truncated to their size. */
+  private void recoverOrphans() throws IOException {
+    for (long ino : orphans.all()) {
+      Inode inode = fs.inodes.get(ino);
+      try {
+        if (inode.links() == 0) {
+          life.delete(inode);
+        } else {
+          inode.rw.writeLock().lock();
+          try {
+            io.freeFrom(inode, Math.ceilDiv(inode.size(), fs.lay.blockSize()));
+            try (Tx tx = fs.meta.begin(8, 0)) {
+              orphans.remove(tx, inode);
+              fs.writeInode(tx, inode, false);
+            }
+          } finally {
+            inode.rw.writeLock().unlock();
+          }
+        }
+      } finally {
+        fs.inodes.put(inode);
+      }
+    }
+  }
+
+  /**
+   * Closes the filesystem: frees inodes that were unlinked while open, commits, checkpoints and
+   * empties the journal, writes a clean superblock and flushes. Idempotent.
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    shutdown(true);
+  }
+
+  private void shutdown(boolean clean) throws IOException {
+    IOException failure = null;
+    try {
+      if (clean && !fs.readOnly && fs.failure() == null) {
+        List<Inode> gone = new ArrayList<>();
+        fs.inodes.forEach(i -> {
+          if (fs.inodes.isOrphaned(i)) {
+            gone.add(i);
+          }
+        });
+        for (Inode i : gone) {
+          fs.inodes.orphaned(i, false);
+          life.delete(i);
+        }
+      }
+    } catch (IOException e) {
+      failure = e;
+    }
+    orphans.close();
+    try {
+      fs.meta.close();
+    } catch (IOException e) {
+      failure = add(failure, e);
+    }
+    if (clean && !fs.readOnly && failure == null && fs.failure() == null) {
+      try {
+        boolean orphansLeft = !orphans.empty();
+        long now = fs.clock.now().getEpochSecond();
+        fs.superblock.change(e -> {
+          e.featureIncompat(e.featureIncompat() & ~Ext4Superblock.INCOMPAT_RECOVER);
+          if (!orphansLeft) {
+            e.featureRoCompat(e.featureRoCompat() & ~Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
+          }
+          if (journal == null) {
+            e.state(e.state() | Ext4Superblock.STATE_VALID);
+          }
+          e.writeTime(now);
+        });
+        fs.superblock.writeDirect(device, fs.meta);
+        device.flush();
+      } catch (IOException e) {
+        failure = add(failure, e);
+      }
+    }
+    if (closeDevice) {
+      try {
+        device.close();
+      } catch (IOException e) {
+        failure = add(failure, e);
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static IOException add(IOException first, IOException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+
+  private synchronized void checkOpen() throws Ext4Exception {
+    if (closed) {
+      throw new Ext4Exception(Errno.EIO, 0, null, device.name() + " is closed");
+    }
+  }
+
+  // ============================================================ inodes
+
+  /** Runs {@code f} with inode {@code ino} referenced. */
+  private <T> T with(long ino, InodeFn<T> f) throws IOException {
+    checkOpen();
+    if (!fs.itable.valid(ino)) {
+      throw new Ext4Exception(Errno.EINVAL, ino, null, "no such inode number");
+    }
+    Inode i = fs.inodes.get(ino);
+    try {
+      if (i.links() == 0 && fs.inodes.opens(i) == 0 && !fs.inodes.isOrphaned(i) && ino != ROOT) {
+        throw new Ext4Exception(Errno.ENOENT, ino, null, "inode is not in use");
+      }
+      return f.apply(i);
+    } finally {
+      fs.inodes.put(i);
+    }
+  }
+
+  @FunctionalInterface
+  private interface InodeFn<T> {
+    T apply(Inode i) throws IOException;
+  }
+
+  /** The inode's attributes. */
+  public Attributes getattr(long ino) throws IOException {
+    return with(ino, life::attributes);
+  }
+
+  /** The attributes of entry {@code name} in directory {@code dir}; ENOENT if none. */
+  public Attributes lookup(long dir, byte[] name) throws IOException {
+    return with(dir, d -> {
+      if (!d.isDirectory()) {
+        throw new Ext4Exception(Errno.ENOTDIR, d.ino, null, "not a directory");
+      }
+      if (name.length > 255) {
+        throw new Ext4Exception(Errno.ENAMETOOLONG, d.ino, null, name.length + " bytes");
+      }
+      Directory.Found f;
+      d.rw.readLock().lock();
+      try {
+        f = dirs.lookup(d, name);
+      } finally {
+        d.rw.readLock().unlock();
+      }
+      if (f == null) {
+        throw new Ext4Exception(Errno.ENOENT, d.ino, new String(name, java.nio.charset.StandardCharsets.UTF_8), "no such entry");
+      }
+      return getattr(f.inode());
+    });
+  }
+
+  /** Creates a regular file. */
+  public Attributes create(long dir, byte[] name, int perms, Caller who) throws IOException {
+    return make(dir, name, RawInode.S_IFREG | (perms & 07777), 0, null, who);
+  }
+
+  /** Creates a fifo, socket, character or block device ({@code mode} includes the type; {@code rdev} as in {@link Attributes#rdev()}). */
+  public Attributes mknod(long dir, byte[] name, int mode, long rdev, Caller who) throws IOException {
+    int t = mode & RawInode.S_IFMT;
+    if (t != RawInode.S_IFIFO && t != RawInode.S_IFSOCK && t != RawInode.S_IFCHR && t != RawInode.S_IFBLK && t != RawInode.S_IFREG) {
+      throw new Ext4Exception(Errno.EINVAL, dir, null, "mknod of mode 0" + Integer.toOctalString(mode));
+    }
+    return make(dir, name, mode, rdev, null, who);
+  }
+
+  /** Creates a symbolic link to {@code target}. */
+  public Attributes symlink(long dir, byte[] name, byte[] target, Caller who) throws IOException {
+    return make(dir, name, RawInode.S_IFLNK | 0777, 0, target, who);
+  }
+
+  private Attributes make(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
+    return with(dir, d -> {
+      Inode c = names.create(d, name, mode, rdev, target, who);
+      try {
+        return life.attributes(c);
+      } finally {
+        fs.inodes.put(c);
+      }
+    });
+  }
+
+  /** Makes a directory. */
+  public Attributes mkdir(long dir, byte[] name, int perms, Caller who) throws IOException {
+    return with(dir, d -> {
+      Inode c = names.mkdir(d, name, perms, who);
+      try {
+        return life.attributes(c);
+      } finally {
+        fs.inodes.put(c);
+      }
+    });
+  }
+
+  /** Adds a hard link {@code name} in {@code newDir} to {@code ino}. */
+  public Attributes link(long ino, long newDir, byte[] name) throws IOException {
+    return with(ino, t -> with(newDir, d -> {
+      names.link(t, d, name);
+      return life.attributes(t);
+    }));
+  }
+
+  /** Removes a non-directory name. */
+  public void unlink(long dir, byte[] name) throws IOException {
+    with(dir, d -> {
+      names.unlink(d, name, false);
+      return null;
+    });
+  }
+
+  /** Removes an empty directory. */
+  public void rmdir(long dir, byte[] name) throws IOException {
+    with(dir, d -> {
+      names.unlink(d, name, true);
+      return null;
+    });
+  }
+
+  /** Renames (atomically across a crash). */
+  public void rename(long oldDir, byte[] oldName, long newDir, byte[] newName, RenameMode mode) throws IOException {
+    with(oldDir, a -> with(newDir, b -> {
+      names.rename(a, oldName, b, newName, mode);
+      return null;
+    }));
+  }
+
+  /** A symbolic link's target. */
+  public byte[] readlink(long ino) throws IOException {
+    return with(ino, i -> {
+      i.rw.readLock().lock();
+      try {
+        return names.readlink(i);
+      } finally {
+        i.rw.readLock().unlock();
+      }
+    });
+  }
+
+  /** Changes attributes; a size change truncates or extends. Returns the new attributes. */
+  public Attributes setattr(long ino, SetAttributes c) throws IOException {
+    return with(ino, i -> {
+      fs.checkWritable();
+      if (c.size() != null) {
+        if (i.isDirectory()) {
+          throw new Ext4Exception(Errno.EISDIR, ino, null, "cannot truncate a directory");
+        }
+        if (i.fileType() != RawInode.S_IFREG) {
+          throw new Ext4Exception(Errno.EINVAL, ino, null, "only regular files have a settable size");
+        }
+        io.truncate(i, c.size());
+      }
+      boolean other = c.mode() != null || c.uid() != null || c.gid() != null || c.atime() != null || c.mtime() != null
+          || c.ctime() != null || c.crtime() != null;
+      if (other) {
+        i.rw.writeLock().lock();
+        try (Tx tx = fs.meta.begin(2, 0)) {
+          Instant now = fs.clock.now();
+          i.fields.lock();
+          try {
+            RawInode r = i.raw();
+            if (c.mode() != null) {
+              r.mode((r.mode() & RawInode.S_IFMT) | (c.mode() & 07777));
+            }
+            if (c.uid() != null) {
+              r.uid(c.uid());
+            }
+            if (c.gid() != null) {
+              r.gid(c.gid());
+            }
+            if (c.atime() != null) {
+              r.time(RawInode.Time.ATIME, c.atime());
+            }
+            if (c.mtime() != null) {
+              r.time(RawInode.Time.MTIME, c.mtime());
+            }
+            if (c.crtime() != null) {
+              r.time(RawInode.Time.CRTIME, c.crtime());
+            }
+            r.time(RawInode.Time.CTIME, c.ctime() != null ? c.ctime() : now);
+          } finally {
+            i.fields.unlock();
+          }
+          fs.writeInode(tx, i, false);
+        } finally {
+          i.rw.writeLock().unlock();
+        }
+      }
+      return life.attributes(i);
+    });
+  }
+
+  /** Up to {@code max} entries of directory {@code dir} from {@code cookie} (0: the start). */
+  public List<DirEntry> readdir(long dir, long cookie, int max) throws IOException {
+    return with(dir, d -> {
+      if (!d.isDirectory()) {
+        throw new Ext4Exception(Errno.ENOTDIR, d.ino, null, "not a directory");
+      }
+      d.rw.readLock().lock();
+      try {
+        List<DirEntry> out = new ArrayList<>();
+        for (Directory.Listed l : dirs.list(d, cookie, max)) {
+          out.add(new DirEntry(l.name(), l.inode(), l.type(), l.next()));
+        }
+        return out;
+      } finally {
+        d.rw.readLock().unlock();
+      }
+    });
+  }
+
+  // ============================================================ files
+
+  /**
+   * Opens inode {@code ino}: the returned file keeps it alive after its last name is removed, until
+   * closed. TRUNCATE truncates to 0 now.
+   */
+  public OpenFile open(long ino, Set<OpenFlag> flags) throws IOException {
+    return with(ino, i -> {
+      boolean write = flags.contains(OpenFlag.WRITE) || flags.contains(OpenFlag.APPEND) || flags.contains(OpenFlag.TRUNCATE);
+      if (write) {
+        fs.checkWritable();
+        if (i.isDirectory()) {
+          throw new Ext4Exception(Errno.EISDIR, ino, null, "cannot open a directory for writing");
+        }
+      }
+      fs.inodes.opened(i);
+      Inode held = fs.inodes.get(ino);
+      OpenFile f = new OpenFile(this, held, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags));
+      if (flags.contains(OpenFlag.TRUNCATE) && i.fileType() == RawInode.S_IFREG) {
+        try {
+          io.truncate(i, 0);
+        } catch (IOException | RuntimeException e) {
+          f.close();
+          throw e;
+        }
+      }
+      return f;
+    });
+  }
+
+  int read(Inode i, long pos, ByteBuffer dst, Set<OpenFlag> flags) throws IOException {
+    checkOpen();
+    if (i.isDirectory()) {
+      throw new Ext4Exception(Errno.EISDIR, i.ino, null, "is a directory");
+    }
+    return flags.contains(OpenFlag.DIRECT) ? io.directRead(i, pos, dst) : io.read(i, pos, dst, false);
+  }
+
+  long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
+    checkOpen();
+    if (i.fileType() != RawInode.S_IFREG) {
+      throw new Ext4Exception(i.isDirectory() ? Errno.EISDIR : Errno.EINVAL, i.ino, null, "not a regular file");
+    }
+    boolean append = flags.contains(OpenFlag.APPEND);
+    long n = flags.contains(OpenFlag.DIRECT) ? io.directWrite(i, pos, src, append, options.dioLocking())
+        : io.write(i, pos, src, append);
+    if (flags.contains(OpenFlag.SYNC) || (i.flags() & RawInode.FL_SYNC) != 0) {
+      io.fsync(i, false);
+    } else if (flags.contains(OpenFlag.DSYNC)) {
+      io.fsync(i, true);
+    }
+    return n;
+  }
+
+  void fsync(Inode i, boolean datasync) throws IOException {
+    checkOpen();
+    if (i.fileType() != RawInode.S_IFREG) {
+      fs.meta.sync(); // directories and special files: a full commit, as ext4 does
+      return;
+    }
+    io.fsync(i, datasync);
+  }
+
+  void truncate(Inode i, long size) throws IOException {
+    checkOpen();
+    if (i.fileType() != RawInode.S_IFREG) {
+      throw new Ext4Exception(Errno.EINVAL, i.ino, null, "not a regular file");
+    }
+    io.truncate(i, size);
+  }
+
+  void fallocate(Inode i, int mode, long offset, long length) throws IOException {
+    checkOpen();
+    if (i.fileType() != RawInode.S_IFREG) {
+      throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
+    }
+    io.fallocate(i, mode, offset, length);
+  }
+
+  void release(Inode i) throws IOException {
+    try {
+      int left = fs.inodes.closed(i);
+      if (left == 0 && fs.inodes.isOrphaned(i) && !fs.readOnly) {
+        fs.inodes.orphaned(i, false);
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+        }
+        life.delete(i);
+      }
+    } finally {
+      fs.inodes.put(i);
+    }
+  }
+
+  /** fsync(2) of any inode: a regular file waits for its own transactions; anything else commits everything. */
+  public void fsync(long ino, boolean datasync) throws IOException {
+    with(ino, i -> {
+      fsync(i, datasync);
+      return null;
+    });
+  }
+
+  /** syncfs(2): commits everything and flushes. */
+  public void syncfs() throws IOException {
+    checkOpen();
+    if (!fs.readOnly) {
+      fs.meta.sync();
+    }
+  }
+
+  // ============================================================ attributes, statfs
+
+  /** The value of extended attribute {@code name} ("user.x", "system.posix_acl_access" …); ENODATA if absent. */
+  public byte[] getxattr(long ino, String name) throws IOException {
+    XattrName n = xattrName(ino, name);
+    return with(ino, i -> {
+      i.rw.readLock().lock();
+      try {
+        byte[] v = xattrs.get(i, n);
+        if (v == null) {
+          throw new Ext4Exception(Errno.ENODATA, ino, name, "no such attribute");
+        }
+        return v;
+      } finally {
+        i.rw.readLock().unlock();
+      }
+    });
+  }
+
+  /** Sets an extended attribute; {@code flags} as setxattr's (1 CREATE, 2 REPLACE). */
+  public void setxattr(long ino, String name, byte[] value, int flags) throws IOException {
+    XattrName n = xattrName(ino, name);
+    with(ino, i -> {
+      fs.checkWritable();
+      i.rw.writeLock().lock();
+      try (Tx tx = fs.meta.begin(10, 2)) {
+        xattrs.set(tx, i, n, value, flags);
+      } finally {
+        i.rw.writeLock().unlock();
+      }
+      return null;
+    });
+  }
+
+  /** The names of the inode's extended attributes. */
+  public List<String> listxattr(long ino) throws IOException {
+    return with(ino, i -> {
+      i.rw.readLock().lock();
+      try {
+        return xattrs.list(i);
+      } finally {
+        i.rw.readLock().unlock();
+      }
+    });
+  }
+
+  /** Removes an extended attribute; ENODATA if absent. */
+  public void removexattr(long ino, String name) throws IOException {
+    XattrName n = xattrName(ino, name);
+    with(ino, i -> {
+      fs.checkWritable();
+      i.rw.writeLock().lock();
+      try (Tx tx = fs.meta.begin(10, 2)) {
+        xattrs.remove(tx, i, n);
+      } finally {
+        i.rw.writeLock().unlock();
+      }
+      return null;
+    });
+  }
+
+  private static XattrName xattrName(long ino, String name) throws Ext4Exception {
+    try {
+      return XattrName.parse(name);
+    } catch (IllegalArgumentException e) {
+      throw new Ext4Exception(Errno.EOPNOTSUPP, ino, name, e.getMessage());
+    }
+  }
+
+  /** Space and inode figures. */
+  public StatFs statfs() throws IOException {
+    checkOpen();
+    Ext4Superblock sb = fs.superblock.current();
+    long free = fs.groups.freeBlocks();
+    long overhead = sb.overheadClusters();
+    long blocks = fs.lay.blocksCount() - overhead;
+    long avail = Math.max(0, free - sb.reservedBlocksCount());
+    java.util.UUID u = sb.uuid();
+    long fsid = u.getMostSignificantBits() ^ u.getLeastSignificantBits();
+    return new StatFs(fs.lay.blockSize(), blocks, free, avail, fs.lay.inodesCount(), fs.groups.freeInodes(), 255, fsid);
+  }
+
+  /** The superblock as it stands (mount state, counts updated at the last write). */
+  public Ext4Superblock superblock() {
+    return fs.superblock.current();
+  }
+
+  /** Why the filesystem is read-only, or null when it is writable. */
+  public String readOnlyReason() {
+    return readOnlyReason;
+  }
+
+  public boolean isReadOnly() {
+    return fs.readOnly;
+  }
+
+  /** The journal's statistics, or null without a journal (or read-only). */
+  public io.ext4j.jbd2.JournalStats journalStats() {
+    return journal == null ? null : journal.stats();
+  }
+
+  /** The block cache's statistics. */
+  public BlockCache.Stats cacheStats() {
+    return fs.cache.stats();
+  }
+
+  /** The device's name (the image path). */
+  public String name() {
+    return device.name();
+  }
+
+  /** The file's extents (for tools and tests): {logical, physical, length, unwritten ? 1 : 0}. */
+  public List<long[]> extents(long ino) throws IOException {
+    return with(ino, i -> {
+      i.map.readLock().lock();
+      try {
+        List<long[]> out = new ArrayList<>();
+        if (!i.usesExtents()) {
+          return out;
+        }
+        for (var e : fs.extents.extents(i, 0, Long.MAX_VALUE)) {
+          out.add(new long[] {e.lblk(), e.pblk(), e.len(), e.unwritten() ? 1 : 0});
+        }
+        return out;
+      } finally {
+        i.map.readLock().unlock();
+      }
+    });
+  }
+}

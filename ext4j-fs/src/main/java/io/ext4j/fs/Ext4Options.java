@@ -1,0 +1,106 @@
+package io.ext4j.fs;
+
+import io.ext4j.jbd2.JournalOptions;
+import java.util.Objects;
+import java.util.function.IntSupplier;
+
+/**
+ * How to open an ext4 filesystem. Defaults noted per component; build with {@link #builder()}.
+ *
+ * @param readOnly open without writing anything (default false); an image needing journal recovery
+ *     is then recovered in memory only
+ * @param journal the journal's options (default {@link JournalOptions#defaults()})
+ * @param cacheBytes the block cache's size (default 64 MiB: the CLI runs in -Xmx256m on any image)
+ * @param inodeCacheSize inodes kept in memory when unused (default 16384)
+ * @param dioLocking direct-I/O locking (default {@link DioLocking#SHARED_WITH_UNWRITTEN})
+ * @param clock timestamps (default {@link FsClock#system()})
+ * @param generations i_generation of new inodes (default a secure random source)
+ */
+public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBytes, int inodeCacheSize,
+    DioLocking dioLocking, FsClock clock, IntSupplier generations) {
+
+  public Ext4Options {
+    Objects.requireNonNull(journal, "journal");
+    Objects.requireNonNull(dioLocking, "dioLocking");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(generations, "generations");
+    if (cacheBytes < 1 << 20) {
+      throw new IllegalArgumentException("cacheBytes must be at least 1 MiB, not " + cacheBytes);
+    }
+    if (inodeCacheSize < 64) {
+      throw new IllegalArgumentException("inodeCacheSize must be at least 64, not " + inodeCacheSize);
+    }
+  }
+
+  public static Ext4Options defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.readOnly = readOnly;
+    b.journal = journal;
+    b.cacheBytes = cacheBytes;
+    b.inodeCacheSize = inodeCacheSize;
+    b.dioLocking = dioLocking;
+    b.clock = clock;
+    b.generations = generations;
+    return b;
+  }
+
+  /** Builds {@link Ext4Options}; each setter sets the record component of the same name. */
+  public static final class Builder {
+    private boolean readOnly;
+    private JournalOptions journal = JournalOptions.defaults();
+    private long cacheBytes = 64L << 20;
+    private int inodeCacheSize = 16384;
+    private DioLocking dioLocking = DioLocking.SHARED_WITH_UNWRITTEN;
+    private FsClock clock = FsClock.system();
+    private IntSupplier generations = new java.security.SecureRandom()::nextInt;
+
+    private Builder() {}
+
+    public Builder readOnly(boolean v) {
+      readOnly = v;
+      return this;
+    }
+
+    public Builder journal(JournalOptions v) {
+      journal = v;
+      return this;
+    }
+
+    public Builder cacheBytes(long v) {
+      cacheBytes = v;
+      return this;
+    }
+
+    public Builder inodeCacheSize(int v) {
+      inodeCacheSize = v;
+      return this;
+    }
+
+    public Builder dioLocking(DioLocking v) {
+      dioLocking = v;
+      return this;
+    }
+
+    public Builder clock(FsClock v) {
+      clock = v;
+      return this;
+    }
+
+    public Builder generations(IntSupplier v) {
+      generations = v;
+      return this;
+    }
+
+    public Ext4Options build() {
+      return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.ext4j.fs;
+
+import io.ext4j.fs.inode.Inode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.Set;
+
+/**
+ * An open file of an {@link Ext4FileSystem}: positional reads and writes with the flags it was
+ * opened with (APPEND, SYNC, DSYNC, DIRECT), fsync, truncate and fallocate. It keeps its inode
+ * alive after the last name is removed; {@link #close()} releases it (and frees an unlinked
+ * inode). Thread-safe; positions are the caller's (no file offset is kept).
+ *
+ * <h2>Durability</h2>
+ * A write returns with its data on the device but durable only after {@link #fsync} (or at once
+ * with SYNC/DSYNC). {@code fsync(false)} makes data and all metadata durable; {@code fsync(true)}
+ * (fdatasync) data and the metadata needed to read it — for an overwrite that changed no such
+ * metadata, only a device flush.
+ */
+public final class OpenFile implements AutoCloseable {
+  private final Ext4FileSystem fs;
+  private final Inode inode;
+  private final Set<OpenFlag> flags;
+  private volatile boolean closed; // set once by close
+
+  OpenFile(Ext4FileSystem fs, Inode inode, Set<OpenFlag> flags) {
+    this.fs = fs;
+    this.inode = inode;
+    this.flags = Collections.unmodifiableSet(flags);
+  }
+
+  public long ino() {
+    return inode.ino;
+  }
+
+  public Set<OpenFlag> flags() {
+    return flags;
+  }
+
+  private void checkOpen() throws Ext4Exception {
+    if (closed) {
+      throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is closed");
+    }
+  }
+
+  /** Reads at {@code position}; returns the bytes read, -1 at end of file. */
+  public int read(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    return fs.read(inode, position, dst, flags);
+  }
+
+  /**
+   * Writes at {@code position} (at the end of file with APPEND); returns the bytes written, fewer
+   * than asked only when the filesystem filled up.
+   */
+  public long write(long position, ByteBuffer src) throws IOException {
+    checkOpen();
+    if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
+      throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
+    }
+    return fs.write(inode, position, src, flags);
+  }
+
+  /** fsync ({@code datasync} false) or fdatasync (true). */
+  public void fsync(boolean datasync) throws IOException {
+    checkOpen();
+    fs.fsync(inode, datasync);
+  }
+
+  /** Sets the size (ftruncate). */
+  public void truncate(long size) throws IOException {
+    checkOpen();
+    fs.truncate(inode, size);
+  }
+
+  /** fallocate(2) with Linux's mode bits (0, KEEP_SIZE 1, PUNCH_HOLE 2, ZERO_RANGE 0x10). */
+  public void fallocate(int mode, long offset, long length) throws IOException {
+    checkOpen();
+    fs.fallocate(inode, mode, offset, length);
+  }
+
+  /** The current size. */
+  public long size() throws IOException {
+    checkOpen();
+    return inode.size();
+  }
+
+  public Attributes attributes() throws IOException {
+    checkOpen();
+    return fs.getattr(inode.ino);
+  }
+
+  @Override
+  public void close() throws IOException {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    fs.release(inode);
+  }
+}

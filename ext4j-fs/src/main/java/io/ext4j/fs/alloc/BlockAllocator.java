@@ -1,0 +1,242 @@
+package io.ext4j.fs.alloc;
+
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
+import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.GroupDescriptor;
+import io.ext4j.fs.meta.Buf;
+import io.ext4j.fs.meta.MetaStore;
+import io.ext4j.fs.meta.Tx;
+import java.io.IOException;
+
+/**
+ * Allocates and frees blocks in the group bitmaps.
+ *
+ * <h2>Policy</h2>
+ * A request names a goal block (the block after the file's last one, or its group's start) and a
+ * length range {@code [min, want]}. The goal's group is searched first: a free run starting at the
+ * goal, else the first run of {@code want} blocks after it, else the longest run of at least
+ * {@code min} blocks in the group; then the following groups in order, wrapping. Files written
+ * sequentially thus stay contiguous, and new files of one directory land near each other.
+ *
+ * <h2>Freed blocks</h2>
+ * A free clears the bits in the same transaction, but with a journal the blocks stay unusable for
+ * new allocations until that transaction's commit is durable ({@link PendingFrees}): after a crash
+ * that loses the freeing transaction, the old owner must not find someone else's data in them.
+ *
+ * <h2>Locks and durability</h2>
+ * One group lock at a time, taken inside the caller's Tx (see {@link Groups}). Bitmap and
+ * descriptor changes are part of the caller's Tx.
+ */
+public final class BlockAllocator {
+  private final FsLayout lay;
+  private final Groups groups;
+  private final MetaStore meta;
+
+  public BlockAllocator(FsLayout lay, Groups groups, MetaStore meta) {
+    this.lay = lay;
+    this.groups = groups;
+    this.meta = meta;
+  }
+
+  /** An allocated run of blocks. */
+  public record Run(long start, int length) {
+    public long end() {
+      return start + length;
+    }
+  }
+
+  /**
+   * Allocates between {@code min} and {@code want} contiguous blocks near {@code goal} (any value;
+   * out-of-range goals mean the first data group).
+   *
+   * @throws Ext4Exception ENOSPC when no group has {@code min} contiguous usable blocks
+   */
+  public Run allocate(Tx tx, long goal, int min, int want) throws IOException {
+    if (min < 1 || want < min) {
+      throw new IllegalArgumentException("allocation of [" + min + ", " + want + "] blocks");
+    }
+    if (goal < lay.firstDataBlock() || goal >= lay.blocksCount()) {
+      goal = lay.firstDataBlock();
+    }
+    long g0 = lay.groupOfBlock(goal);
+    int n = groups.count();
+    for (int i = 0; i < n; i++) {
+      long g = (g0 + i) % n;
+      Groups.Group grp = groups.group(g);
+      if (grp.desc().freeBlocks() < min) {
+        continue;
+      }
+      int offset = g == g0 ? (int) (goal - lay.groupFirstBlock(g)) : 0;
+      Run r = allocateInGroup(tx, grp, offset, min, want);
+      if (r != null) {
+        return r;
+      }
+    }
+    throw new Ext4Exception(Errno.ENOSPC, 0, null, lay.name() + ": no free run of " + min + " blocks ("
+        + groups.freeBlocks() + " blocks free" + (meta.journaled() ? ", some perhaps waiting for their freeing commit" : "") + ")");
+  }
+
+  /** Whether some freed blocks wait for a commit before they can be reused (a reason to commit and retry on ENOSPC). */
+  public boolean hasPendingFrees() {
+    for (int g = 0; g < groups.count(); g++) {
+      Groups.Group grp = groups.group(g);
+      grp.lock.lock();
+      try {
+        grp.pending.expire(meta::isCommitted);
+        if (!grp.pending.isEmpty()) {
+          return true;
+        }
+      } finally {
+        grp.lock.unlock();
+      }
+    }
+    return false;
+  }
+
+  private Run allocateInGroup(Tx tx, Groups.Group grp, int offset, int min, int want) throws IOException {
+    grp.lock.lock();
+    try {
+      PendingFrees pending = grp.pending;
+      pending.expire(meta::isCommitted);
+      GroupDescriptor d = grp.desc;
+      if (d.freeBlocks() - pending.blocks() < min) {
+        return null;
+      }
+      int count = lay.groupBlockCount(grp.number);
+      byte[] view = groups.blockBitmapCopy(grp);
+      int[] found = find(view, pending, count, Math.min(offset, count), min, want);
+      if (found == null) {
+        return null;
+      }
+      int start = found[0];
+      int len = found[1];
+      try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
+        byte[] bits = bitmap.array();
+        if (!Bitmaps.allClear(bits, start, start + len)) {
+          throw groups.corrupted(grp, "bitmap changed under its lock at blocks " + start + "+" + len);
+        }
+        Bitmaps.setRange(bits, start, start + len);
+        tx.dirty(bitmap);
+        GroupDescriptor now = grp.desc;
+        groups.update(tx, grp, now.withCounts(now.freeBlocks() - len, now.freeInodes(), now.usedDirs(), now.itableUnused())
+            .withBitmapChecksums(groups.blockBitmapChecksum(bits), now.inodeBitmapChecksum()));
+      }
+      return new Run(lay.groupFirstBlock(grp.number) + start, len);
+    } finally {
+      grp.lock.unlock();
+    }
+  }
+
+  /**
+   * Chooses a run in a group's bitmap: at the goal if free, else the first run of {@code want} at or
+   * after it, else the longest run of at least {@code min} anywhere. Returns {start, length} or null.
+   */
+  static int[] find(byte[] bits, PendingFrees pending, int count, int goal, int min, int want) {
+    int bestStart = -1;
+    int bestLen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      int from = pass == 0 ? goal : 0;
+      int limit = pass == 0 ? count : Math.min(count, goal + want);
+      int i = from;
+      while (i < limit) {
+        i = Bitmaps.nextClear(bits, i, limit);
+        if (i >= limit) {
+          break;
+        }
+        int skipped = pending.skip(i);
+        if (skipped != i) {
+          i = skipped;
+          continue;
+        }
+        int end = Math.min(Math.min(Bitmaps.nextSet(bits, i, count), pending.nextPending(i)), count);
+        int len = end - i;
+        if (len >= want) {
+          return new int[] {i, want};
+        }
+        if (pass == 0 && i == goal && len >= min) {
+          return new int[] {i, len}; // continue the file where it ends, even if shorter than wanted
+        }
+        if (len > bestLen) {
+          bestLen = len;
+          bestStart = i;
+        }
+        i = end;
+      }
+    }
+    return bestLen >= min ? new int[] {bestStart, bestLen} : null;
+  }
+
+  /**
+   * Frees blocks {@code [start, start + length)} (they may span groups). With a journal they become
+   * reusable once {@code tx}'s transaction has committed.
+   *
+   * @throws Ext4Exception EFSCORRUPTED if a block is already free or is group metadata
+   */
+  public void free(Tx tx, long start, long length) throws IOException {
+    if (start < lay.firstDataBlock() || start + length > lay.blocksCount() || length <= 0) {
+      throw Ext4Exception.corrupted(lay.name(), 0, "freeing blocks " + start + "+" + length + " outside the filesystem");
+    }
+    long at = start;
+    long end = start + length;
+    while (at < end) {
+      long g = lay.groupOfBlock(at);
+      long groupEnd = lay.groupFirstBlock(g) + lay.groupBlockCount(g);
+      int from = (int) (at - lay.groupFirstBlock(g));
+      int len = (int) (Math.min(end, groupEnd) - at);
+      freeInGroup(tx, groups.group(g), from, len);
+      at += len;
+    }
+  }
+
+  private void freeInGroup(Tx tx, Groups.Group grp, int from, int len) throws IOException {
+    grp.lock.lock();
+    try {
+      try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
+        byte[] bits = bitmap.array();
+        if (!Bitmaps.allSet(bits, from, from + len)) {
+          throw groups.corrupted(grp, "freeing blocks " + (lay.groupFirstBlock(grp.number) + from) + "+" + len
+              + " of which some are already free");
+        }
+        for (int i = from; i < from + len; i++) {
+          Bitmaps.clear(bits, i);
+        }
+        tx.dirty(bitmap);
+        GroupDescriptor now = grp.desc;
+        groups.update(tx, grp, now.withCounts(now.freeBlocks() + len, now.freeInodes(), now.usedDirs(), now.itableUnused())
+            .withBitmapChecksums(groups.blockBitmapChecksum(bits), now.inodeBitmapChecksum()));
+      }
+      if (meta.journaled()) {
+        grp.pending.add(from, len, tx.tid());
+      }
+    } finally {
+      grp.lock.unlock();
+    }
+  }
+
+  /** Marks {@code [start, start + length)} in use (mkfs and recovery of known-used ranges). */
+  public void markUsed(Tx tx, long start, long length) throws IOException {
+    long at = start;
+    long end = start + length;
+    while (at < end) {
+      long g = lay.groupOfBlock(at);
+      long groupEnd = lay.groupFirstBlock(g) + lay.groupBlockCount(g);
+      int from = (int) (at - lay.groupFirstBlock(g));
+      int len = (int) (Math.min(end, groupEnd) - at);
+      Groups.Group grp = groups.group(g);
+      grp.lock.lock();
+      try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
+        byte[] bits = bitmap.array();
+        int newly = len - (Bitmaps.countSetRange(bits, from, from + len));
+        Bitmaps.setRange(bits, from, from + len);
+        tx.dirty(bitmap);
+        GroupDescriptor now = grp.desc;
+        groups.update(tx, grp, now.withCounts(now.freeBlocks() - newly, now.freeInodes(), now.usedDirs(), now.itableUnused())
+            .withBitmapChecksums(groups.blockBitmapChecksum(bits), now.inodeBitmapChecksum()));
+      } finally {
+        grp.lock.unlock();
+      }
+      at += len;
+    }
+  }
+}

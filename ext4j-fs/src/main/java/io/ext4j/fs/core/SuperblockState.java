@@ -1,0 +1,96 @@
+package io.ext4j.fs.core;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.fs.format.Ext4Superblock;
+import io.ext4j.fs.format.SuperblockEditor;
+import io.ext4j.fs.meta.Buf;
+import io.ext4j.fs.meta.MetaStore;
+import io.ext4j.fs.meta.Tx;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The primary superblock while the filesystem is open: its current bytes, changed through
+ * {@link #change} and written either in a Tx (the orphan list head, error records) or directly
+ * (mount and clean unmount, when no transaction runs). The free-block and free-inode totals are
+ * filled in from the group counters at every write, as the kernel does from its percpu counters.
+ *
+ * <h2>Locks and durability</h2>
+ * {@code this} guards the bytes. {@link #writeIn} makes the superblock block part of the Tx;
+ * {@link #writeDirect} writes it to the device without flushing (the caller flushes).
+ */
+public final class SuperblockState {
+  private final FsLayout lay;
+  private final LongSupplier freeBlocks;
+  private final LongSupplier freeInodes;
+  private byte[] bytes; // this
+
+  public SuperblockState(FsLayout lay, Ext4Superblock sb, LongSupplier freeBlocks, LongSupplier freeInodes) {
+    this.lay = lay;
+    this.bytes = sb.toBytes();
+    this.freeBlocks = freeBlocks;
+    this.freeInodes = freeInodes;
+  }
+
+  /** The block holding the superblock, and its offset in it. */
+  public long block() {
+    return lay.blockSize() == 1024 ? 1 : 0;
+  }
+
+  public int offset() {
+    return lay.blockSize() == 1024 ? 0 : 1024;
+  }
+
+  /** Applies {@code edit} to the bytes (not yet written anywhere). */
+  public synchronized void change(Consumer<SuperblockEditor> edit) {
+    SuperblockEditor e = new SuperblockEditor(bytes);
+    edit.accept(e);
+    bytes = e.encode();
+  }
+
+  /** The current superblock, decoded. */
+  public synchronized Ext4Superblock current() {
+    try {
+      return Ext4Superblock.decode(lay.name(), bytes);
+    } catch (IOException e) {
+      throw new IllegalStateException("the in-memory superblock stopped decoding: " + e.getMessage(), e);
+    }
+  }
+
+  private synchronized byte[] withTotals() {
+    SuperblockEditor e = new SuperblockEditor(bytes);
+    e.freeBlocksCount(freeBlocks.getAsLong());
+    e.freeInodesCount(freeInodes.getAsLong());
+    bytes = e.encode();
+    return bytes.clone();
+  }
+
+  /** Writes the superblock into its block within {@code tx}. */
+  public void writeIn(Tx tx) throws IOException {
+    try (Buf b = tx.read(block())) {
+      tx.modify(b);
+      synchronized (this) {
+        System.arraycopy(withTotals(), 0, b.array(), offset(), Ext4Superblock.SIZE);
+      }
+      tx.dirty(b);
+    }
+  }
+
+  /**
+   * Writes the superblock straight to the device, bypassing any journal (mount, unmount, after
+   * recovery; nothing else may be writing the superblock's block then), and updates the cached copy
+   * of its block. Does not flush.
+   */
+  public void writeDirect(BlockDevice device, MetaStore meta) throws IOException {
+    byte[] sb = withTotals();
+    int bs = lay.blockSize();
+    ByteBuffer block = ByteBuffer.allocate(bs);
+    device.read(block(), block);
+    block.put(offset(), sb);
+    block.clear();
+    device.write(block(), block);
+    meta.cache().invalidate(block());
+  }
+}

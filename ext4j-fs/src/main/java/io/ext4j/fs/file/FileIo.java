@@ -1,0 +1,1075 @@
+package io.ext4j.fs.file;
+
+import io.ext4j.block.cache.CachedBlock;
+import io.ext4j.fs.DioLocking;
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
+import io.ext4j.fs.alloc.BlockAllocator;
+import io.ext4j.fs.core.Fs;
+import io.ext4j.fs.extent.Extent;
+import io.ext4j.fs.format.RawInode;
+import io.ext4j.fs.inode.Inode;
+import io.ext4j.fs.meta.Tx;
+import io.ext4j.fs.orphan.Orphans;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * File contents: read, write (buffered and direct), truncate, fallocate — everything that maps a
+ * file's bytes to blocks.
+ *
+ * <h2>Data and ordering (data=ordered by construction)</h2>
+ * Data is written through to the device as part of the call: the bytes of a block are on the
+ * device (not necessarily flushed) before the Tx that makes the block reachable — a new extent, an
+ * unwritten extent turned written, a larger size — stops. A commit's flush therefore always covers
+ * the data its metadata points at, which is ext4's data=ordered guarantee, and the cache never
+ * holds dirty file data. Partial-block writes and reads go through the block cache (so small files
+ * and their last blocks stay cached); whole blocks go straight between the caller's buffer and the
+ * device. Bytes past the end of file in its last block are undefined on disk: reads stop at the size,
+ * and an operation that grows the file zeroes them first.
+ *
+ * <h2>Locks</h2>
+ * Buffered writes, truncate and fallocate take the inode's {@code rw} lock exclusive; reads take
+ * it shared. Direct I/O follows its {@link DioLocking} strategy: aligned overwrites of written
+ * blocks within the size run under the shared lock; filling holes inside the size may allocate
+ * unwritten extents under the exclusive lock and then write and convert under the shared lock;
+ * anything else (unaligned, extending) runs exclusive, restarting from the top after trading the
+ * shared lock for the exclusive one (the predicates may have changed in between). The block map
+ * is changed under {@code map} exclusive, inside a Tx; lookups take it shared.
+ *
+ * <h2>Durability</h2>
+ * Nothing here waits for durability; {@link #fsync} does (see there).
+ */
+public final class FileIo {
+  /** The most blocks one Tx of a write, allocation or free changes. */
+  static final int CHUNK_BLOCKS = 2048;
+
+  private final Fs fs;
+  private final Orphans orphans;
+  private final IndirectMap indirect;
+  private final int bs;
+
+  public FileIo(Fs fs, Orphans orphans) {
+    this.fs = fs;
+    this.orphans = orphans;
+    this.indirect = new IndirectMap(fs.lay, fs.meta);
+    this.bs = fs.lay.blockSize();
+  }
+
+  // ================================================================ mapping
+
+  /** The file's blocks in [first, end) as segments. Caller holds the map lock (or rw exclusive). */
+  public List<Segment> segments(Inode inode, long first, long end) throws IOException {
+    List<Segment> out = new ArrayList<>();
+    RawInode raw = inode.snapshot();
+    boolean ext = raw.hasFlag(RawInode.FL_EXTENTS);
+    if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
+      out.add(new Segment(first, end - first, 0, Segment.State.HOLE));
+      return out;
+    }
+    long l = first;
+    while (l < end) {
+      if (ext) {
+        Extent e = fs.extents.find(inode, l);
+        if (e == null || e.lblk() >= end) {
+          out.add(new Segment(l, end - l, 0, Segment.State.HOLE));
+          break;
+        }
+        if (e.lblk() > l) {
+          out.add(new Segment(l, e.lblk() - l, 0, Segment.State.HOLE));
+          l = e.lblk();
+        }
+        long stop = Math.min(e.end(), end);
+        out.add(new Segment(l, stop - l, e.physical(l), e.unwritten() ? Segment.State.UNWRITTEN : Segment.State.WRITTEN));
+        l = stop;
+      } else {
+        Segment s = indirect.segment(inode.ino, raw.iBlock(), l, end - l);
+        if (!out.isEmpty() && out.getLast().state() == s.state()
+            && (s.state() == Segment.State.HOLE || out.getLast().pblk() + out.getLast().len() == s.pblk())) {
+          Segment last = out.removeLast();
+          s = new Segment(last.lblk(), last.len() + s.len(), last.pblk(), s.state());
+        }
+        out.add(s);
+        l = s.end();
+      }
+    }
+    return out;
+  }
+
+  /** The bytes of an inline-data inode (i_block then system.data). */
+  public byte[] inlineContents(Inode inode, RawInode raw) throws IOException {
+    return InlineData.contents(fs, inode, raw);
+  }
+
+  /** The physical block of logical block {@code lblk}, or 0 for a hole (unwritten blocks are mapped). */
+  public long physical(Inode inode, long lblk) throws IOException {
+    Segment s = segments(inode, lblk, lblk + 1).getFirst();
+    return s.mapped() ? s.pblk() : 0;
+  }
+
+  // ================================================================ read
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code pos}. Returns the bytes read, or -1 at or past
+   * the end of file. Holes and unwritten extents read as zeros. Does not update atime (noatime).
+   */
+  public int read(Inode inode, long pos, ByteBuffer dst, boolean direct) throws IOException {
+    if (pos < 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "negative position " + pos);
+    }
+    inode.rw.readLock().lock();
+    try {
+      return readLocked(inode, pos, dst);
+    } finally {
+      inode.rw.readLock().unlock();
+    }
+  }
+
+  private int readLocked(Inode inode, long pos, ByteBuffer dst) throws IOException {
+    RawInode raw = inode.snapshot();
+    long size = raw.sizeBytes();
+    if (pos >= size) {
+      return dst.hasRemaining() ? -1 : 0;
+    }
+    int n = (int) Math.min(dst.remaining(), size - pos);
+    if (n == 0) {
+      return 0;
+    }
+    if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
+      return InlineData.read(fs, inode, raw, pos, dst, n);
+    }
+    long first = pos / bs;
+    long end = (pos + n + bs - 1) / bs;
+    List<Segment> segs;
+    inode.map.readLock().lock();
+    try {
+      segs = segments(inode, first, end);
+    } finally {
+      inode.map.readLock().unlock();
+    }
+    long at = pos;
+    long stop = pos + n;
+    for (Segment s : segs) {
+      long segStart = Math.max(at, s.lblk() * bs);
+      long segEnd = Math.min(stop, s.end() * bs);
+      if (segEnd <= segStart) {
+        continue;
+      }
+      if (!s.mapped() || s.state() == Segment.State.UNWRITTEN) {
+        zero(dst, (int) (segEnd - segStart));
+      } else {
+        readMapped(s, segStart, segEnd, dst);
+      }
+      at = segEnd;
+    }
+    return n;
+  }
+
+  /** Reads file bytes [from, to) of a written segment into dst. */
+  private void readMapped(Segment s, long from, long to, ByteBuffer dst) throws IOException {
+    long at = from;
+    while (at < to) {
+      long lblk = at / bs;
+      int off = (int) (at % bs);
+      long pblk = s.physical(lblk);
+      if (off == 0 && to - at >= bs) {
+        long whole = Math.min((to - at) / bs, s.end() - lblk);
+        int bytes = (int) (whole * bs);
+        ByteBuffer slice = dst.slice(dst.position(), bytes);
+        fs.device.read(pblk, slice);
+        dst.position(dst.position() + bytes);
+        at += bytes;
+      } else {
+        int len = (int) Math.min(bs - off, to - at);
+        CachedBlock cb = fs.cache.get(pblk);
+        try {
+          synchronized (cb) {
+            dst.put(cb.array(), off, len);
+          }
+        } finally {
+          cb.release();
+        }
+        at += len;
+      }
+    }
+  }
+
+  private static void zero(ByteBuffer dst, int n) {
+    for (int i = 0; i < n; i++) {
+      dst.put((byte) 0);
+    }
+  }
+
+  // ================================================================ write
+
+  /**
+   * Writes {@code src} at {@code pos} (at the end of file with {@code append}), allocating as needed.
+   * Returns the bytes written: all of them, or fewer when the filesystem filled up part way
+   * (ENOSPC is thrown only when nothing could be written).
+   *
+   * @throws Ext4Exception EFBIG past the largest file size, EPERM on immutable or append-only files
+   *     (unless appending), ENOSPC, EOPNOTSUPP when a block-mapped file would need new blocks
+   */
+  public long write(Inode inode, long pos, ByteBuffer src, boolean append) throws IOException {
+    fs.checkWritable();
+    inode.rw.writeLock().lock();
+    try {
+      return writeLocked(inode, pos, src, append, false);
+    } finally {
+      inode.rw.writeLock().unlock();
+    }
+  }
+
+  private long writeLocked(Inode inode, long pos, ByteBuffer src, boolean append, boolean direct) throws IOException {
+    RawInode raw = inode.snapshot();
+    int flags = raw.flags();
+    if ((flags & RawInode.FL_IMMUTABLE) != 0 || ((flags & RawInode.FL_APPEND) != 0 && !append)) {
+      throw new Ext4Exception(Errno.EPERM, inode.ino, null, "the file is immutable or append-only");
+    }
+    if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
+      throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "writing files with inline data is not supported");
+    }
+    if (append) {
+      pos = raw.sizeBytes();
+    }
+    if (pos < 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "negative position " + pos);
+    }
+    long len = src.remaining();
+    if (len == 0) {
+      return 0;
+    }
+    long max = raw.hasFlag(RawInode.FL_EXTENTS) ? fs.lay.maxFileSize() : fs.lay.maxIndirectFileSize();
+    if (pos >= max) {
+      throw new Ext4Exception(Errno.EFBIG, inode.ino, null, "position " + pos + " is past the largest file size " + max);
+    }
+    len = Math.min(len, max - pos);
+    long done = 0;
+    ByteBuffer data = src.slice(src.position(), (int) len);
+    while (done < len) {
+      long at = pos + done;
+      long chunkEnd = Math.min(pos + len, (at / bs + CHUNK_BLOCKS) * bs);
+      long wrote;
+      try {
+        wrote = writeChunk(inode, at, data.slice((int) done, (int) (chunkEnd - at)));
+      } catch (Ext4Exception e) {
+        if (e.errno() == Errno.ENOSPC && done > 0) {
+          break; // a short write
+        }
+        throw e;
+      }
+      done += wrote;
+      if (wrote < chunkEnd - at) {
+        break; // ran out of space inside the chunk
+      }
+    }
+    src.position(src.position() + (int) done);
+    return done;
+  }
+
+  /**
+   * Writes one chunk (at most {@link #CHUNK_BLOCKS} blocks). Returns the bytes written, fewer than
+   * asked when space ran out after some were written.
+   */
+  private long writeChunk(Inode inode, long pos, ByteBuffer data) throws IOException {
+    int n = data.remaining();
+    long first = pos / bs;
+    long end = (pos + n + bs - 1) / bs;
+    long size = inode.size();
+    List<Segment> segs = segments(inode, first, end);
+    boolean allocating = segs.stream().anyMatch(s -> s.state() != Segment.State.WRITTEN);
+    if (!allocating && pos + n <= size) {
+      for (Segment s : segs) {
+        writeSegmentData(s, pos, data, false);
+      }
+      touch(inode, true, false);
+      return n;
+    }
+    if (!inode.usesExtents() && allocating) {
+      throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null,
+          "allocating blocks for a block-mapped (ext2/ext3) file is not supported; only overwrites are");
+    }
+    try (Tx tx = fs.meta.begin(creditsFor(inode, segs.size()), 0)) {
+      zeroPastEof(inode, size, pos);
+      long[] allocated = {0};
+      inode.map.writeLock().lock();
+      try {
+        for (Segment s : segs) {
+          long done = writeSegment(tx, inode, s, pos, data, allocated);
+          if (done < s.end()) {
+            // Out of space at logical block {@code done}: a short write of what precedes it.
+            long upTo = Math.min(pos + n, done * bs);
+            if (upTo <= pos) {
+              throw new Ext4Exception(Errno.ENOSPC, inode.ino, null, fs.lay.name() + ": no space for the write");
+            }
+            finishWrite(tx, inode, allocated[0], Math.max(size, upTo));
+            return upTo - pos;
+          }
+        }
+      } finally {
+        inode.map.writeLock().unlock();
+      }
+      finishWrite(tx, inode, allocated[0], Math.max(size, pos + n));
+      return n;
+    }
+  }
+
+  /**
+   * Writes one segment of a chunk: overwrites written blocks, fills and converts unwritten ones,
+   * allocates holes. Returns the logical block it got to: {@code s.end()}, or less when space ran
+   * out (nothing past that block changed, and no block was left allocated but unmapped).
+   */
+  private long writeSegment(Tx tx, Inode inode, Segment s, long pos, ByteBuffer data, long[] allocated) throws IOException {
+    switch (s.state()) {
+      case WRITTEN -> writeSegmentData(s, pos, data, false);
+      case UNWRITTEN -> {
+        writeSegmentData(s, pos, data, true);
+        try {
+          fs.extents.replace(tx, inode, s.lblk(), s.end(), List.of(new Extent(s.lblk(), s.pblk(), (int) s.len(), false)));
+        } catch (Ext4Exception e) {
+          if (e.errno() != Errno.ENOSPC) {
+            throw e;
+          }
+          return s.lblk(); // the blocks stay unwritten (they read as zeros): the write ends before them
+        }
+      }
+      case HOLE -> {
+        long l = s.lblk();
+        while (l < s.end()) {
+          if (!tx.ensureCredits(fs.extents.credits(inode, 1) + 4)) {
+            return l; // the journal cannot take more in this transaction: a short write
+          }
+          BlockAllocator.Run run;
+          try {
+            run = fs.blocks.allocate(tx, goal(inode, l), 1, (int) Math.min(s.end() - l, Extent.MAX_WRITTEN));
+          } catch (Ext4Exception e) {
+            if (e.errno() != Errno.ENOSPC) {
+              throw e;
+            }
+            return l;
+          }
+          Segment fresh = new Segment(l, run.length(), run.start(), Segment.State.HOLE);
+          writeSegmentData(fresh, pos, data, true);
+          try {
+            fs.extents.replace(tx, inode, l, l + run.length(), List.of(new Extent(l, run.start(), run.length(), false)));
+          } catch (Ext4Exception e) {
+            if (e.errno() != Errno.ENOSPC) {
+              throw e;
+            }
+            freeData(tx, run.start(), run.length()); // the tree had no room: give the data blocks back
+            return l;
+          }
+          inode.lastAllocated(run.end());
+          allocated[0] += run.length();
+          l += run.length();
+        }
+      }
+    }
+    return s.end();
+  }
+
+  private void finishWrite(Tx tx, Inode inode, long allocatedBlocks, long newSize) throws IOException {
+    Instant now = fs.clock.now();
+    inode.fields.lock();
+    try {
+      RawInode r = inode.raw();
+      r.blocksRaw(r.blocksRaw() + allocatedBlocks * fs.lay.sectorsPerBlock());
+      if (newSize > r.sizeBytes()) {
+        r.sizeBytes(newSize);
+      }
+      r.time(RawInode.Time.MTIME, now);
+      r.time(RawInode.Time.CTIME, now);
+    } finally {
+      inode.fields.unlock();
+    }
+    fs.writeInode(tx, inode, true);
+  }
+
+  /** The goal block for logical block {@code l}: after the previous block's, else after the file's last allocation, else its group. */
+  private long goal(Inode inode, long l) throws IOException {
+    if (l > 0) {
+      Extent prev = fs.extents.find(inode, l - 1);
+      if (prev != null && prev.contains(l - 1)) {
+        return prev.physical(l - 1) + 1;
+      }
+    }
+    long last = inode.lastAllocated();
+    if (last > 0) {
+      return last;
+    }
+    return fs.lay.groupFirstBlock(fs.lay.groupOfInode(inode.ino));
+  }
+
+  private int creditsFor(Inode inode, int segments) throws IOException {
+    return 4 + segments * (fs.extents.credits(inode, 1) + 4);
+  }
+
+  /**
+   * Writes the part of {@code data} (which starts at file byte {@code dataPos}) that falls in
+   * segment {@code s}, whose blocks are {@code fresh} (new or unwritten: what is not written is zeroed)
+   * or written (partial blocks are read, changed and written back).
+   */
+  private void writeSegmentData(Segment s, long dataPos, ByteBuffer data, boolean fresh) throws IOException {
+    long from = Math.max(dataPos, s.lblk() * bs);
+    long to = Math.min(dataPos + data.limit(), s.end() * bs);
+    long at = fresh ? s.lblk() * bs : from;
+    long stop = fresh ? s.end() * bs : to;
+    while (at < stop) {
+      long lblk = at / bs;
+      long pblk = s.physical(lblk);
+      int off = (int) (at % bs);
+      if (off == 0 && at >= from && to - at >= bs) {
+        long whole = Math.min((to - at) / bs, s.end() - lblk);
+        int bytes = (int) (whole * bs);
+        ByteBuffer slice = data.slice((int) (at - dataPos), bytes);
+        fs.device.write(pblk, slice);
+        for (long b = pblk; b < pblk + whole; b++) {
+          dropCachedPage(b);
+        }
+        at += bytes;
+        continue;
+      }
+      // A block only partly covered by the data: compose it in the cache.
+      long blockStart = lblk * bs;
+      int dataFrom = (int) (Math.max(from, blockStart) - blockStart);
+      int dataTo = (int) (Math.min(to, blockStart + bs) - blockStart);
+      CachedBlock cb = fresh ? fs.cache.getNew(pblk) : fs.cache.get(pblk);
+      try {
+        synchronized (cb) {
+          byte[] a = cb.array();
+          if (fresh) {
+            java.util.Arrays.fill(a, (byte) 0);
+          }
+          if (dataTo > dataFrom) {
+            data.get((int) (blockStart + dataFrom - dataPos), a, dataFrom, dataTo - dataFrom);
+          }
+          fs.device.write(pblk, ByteBuffer.wrap(a));
+        }
+      } finally {
+        cb.release();
+      }
+      at = blockStart + bs;
+    }
+  }
+
+  private void dropCachedPage(long block) throws IOException {
+    CachedBlock cb = fs.cache.peek(block);
+    if (cb != null) {
+      cb.release();
+      fs.cache.invalidate(block);
+    }
+  }
+
+  /**
+   * Before the file grows from {@code size} to beyond {@code newStart}: zeroes the bytes past the
+   * old end of file in its last block (undefined on disk until now). Part of the growing Tx.
+   */
+  private void zeroPastEof(Inode inode, long size, long newStart) throws IOException {
+    if (newStart <= size || size % bs == 0) {
+      return;
+    }
+    long lblk = size / bs;
+    long pblk;
+    Segment s = segments(inode, lblk, lblk + 1).getFirst();
+    if (s.state() != Segment.State.WRITTEN) {
+      return;
+    }
+    pblk = s.pblk();
+    int from = (int) (size % bs);
+    int to = (int) Math.min(bs, newStart - lblk * bs);
+    if (to <= from) {
+      return;
+    }
+    CachedBlock cb = fs.cache.get(pblk);
+    try {
+      synchronized (cb) {
+        java.util.Arrays.fill(cb.array(), from, bs, (byte) 0);
+        fs.device.write(pblk, ByteBuffer.wrap(cb.array()));
+      }
+    } finally {
+      cb.release();
+    }
+  }
+
+  /** Sets mtime/ctime (content change) or ctime only to now, in a Tx of its own, if they changed. */
+  public void touch(Inode inode, boolean mtime, boolean force) throws IOException {
+    Instant now = fs.clock.now();
+    inode.fields.lock();
+    try {
+      RawInode r = inode.raw();
+      if (!force && r.time(RawInode.Time.CTIME).equals(now) && (!mtime || r.time(RawInode.Time.MTIME).equals(now))) {
+        return; // within the same clock tick: nothing to record (the kernel's coarse timestamps)
+      }
+    } finally {
+      inode.fields.unlock();
+    }
+    try (Tx tx = fs.meta.begin(2, 0)) {
+      inode.fields.lock();
+      try {
+        RawInode r = inode.raw();
+        if (mtime) {
+          r.time(RawInode.Time.MTIME, now);
+        }
+        r.time(RawInode.Time.CTIME, now);
+      } finally {
+        inode.fields.unlock();
+      }
+      fs.writeInode(tx, inode, false);
+    }
+  }
+
+  // ================================================================ direct I/O
+
+  /**
+   * Direct-I/O write: the data goes straight from {@code src} to the device. Locking as the class doc
+   * describes for {@code strategy}.
+   */
+  public long directWrite(Inode inode, long pos, ByteBuffer src, boolean append, DioLocking strategy) throws IOException {
+    fs.checkWritable();
+    int n = src.remaining();
+    boolean aligned = pos % bs == 0 && n % bs == 0 && !append;
+    if (strategy != DioLocking.ALWAYS_EXCLUSIVE && aligned && n > 0) {
+      inode.rw.readLock().lock();
+      boolean shared = true;
+      try {
+        RawInode raw = inode.snapshot();
+        if (pos + n <= raw.sizeBytes() && raw.hasFlag(RawInode.FL_EXTENTS)
+            && (raw.flags() & (RawInode.FL_IMMUTABLE | RawInode.FL_APPEND)) == 0) {
+          List<Segment> segs;
+          inode.map.readLock().lock();
+          try {
+            segs = segments(inode, pos / bs, (pos + n) / bs);
+          } finally {
+            inode.map.readLock().unlock();
+          }
+          boolean allWritten = segs.stream().allMatch(s -> s.state() == Segment.State.WRITTEN);
+          boolean noHoles = segs.stream().allMatch(Segment::mapped);
+          if (allWritten || (noHoles && strategy == DioLocking.SHARED_WITH_UNWRITTEN)) {
+            ByteBuffer data = src.slice(src.position(), n);
+            for (Segment s : segs) {
+              writeSegmentData(s, pos, data, false);
+            }
+            if (!allWritten) {
+              convertWritten(inode, segs);
+            }
+            touch(inode, true, false);
+            src.position(src.position() + n);
+            return n;
+          }
+          if (strategy == DioLocking.SHARED_WITH_UNWRITTEN) {
+            inode.rw.readLock().unlock();
+            shared = false;
+            return fillHolesThenWrite(inode, pos, src);
+          }
+        }
+      } finally {
+        if (shared) {
+          inode.rw.readLock().unlock();
+        }
+      }
+    }
+    inode.rw.writeLock().lock();
+    try {
+      return writeLocked(inode, pos, src, append, true);
+    } finally {
+      inode.rw.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Under the exclusive lock: allocates unwritten extents for the holes of [pos, pos + n) inside the
+   * size; then, downgraded to the shared lock, writes the data and converts the extents to written.
+   * A crash between the two leaves unwritten extents, which read as zeros: no stale data shows.
+   */
+  private long fillHolesThenWrite(Inode inode, long pos, ByteBuffer src) throws IOException {
+    int n = src.remaining();
+    inode.rw.writeLock().lock();
+    boolean exclusive = true;
+    try {
+      if (pos + n > inode.size()) {
+        return writeLocked(inode, pos, src, false, true); // the size changed while unlocked
+      }
+      allocateUnwritten(inode, pos / bs, (pos + n) / bs);
+      inode.rw.readLock().lock(); // downgrade: take shared before giving up exclusive
+      inode.rw.writeLock().unlock();
+      exclusive = false;
+      List<Segment> segs;
+      inode.map.readLock().lock();
+      try {
+        segs = segments(inode, pos / bs, (pos + n) / bs);
+      } finally {
+        inode.map.readLock().unlock();
+      }
+      ByteBuffer data = src.slice(src.position(), n);
+      for (Segment s : segs) {
+        if (!s.mapped()) {
+          throw new IllegalStateException("hole at block " + s.lblk() + " of " + inode + " after allocating it");
+        }
+        writeSegmentData(s, pos, data, false);
+      }
+      convertWritten(inode, segs);
+      touch(inode, true, false);
+      src.position(src.position() + n);
+      return n;
+    } finally {
+      if (exclusive) {
+        inode.rw.writeLock().unlock();
+      } else {
+        inode.rw.readLock().unlock();
+      }
+    }
+  }
+
+  /** Turns the unwritten segments among {@code segs} written, in Txs of their own (under map exclusive). */
+  private void convertWritten(Inode inode, List<Segment> segs) throws IOException {
+    for (Segment s : segs) {
+      if (s.state() != Segment.State.UNWRITTEN) {
+        continue;
+      }
+      try (Tx tx = fs.meta.begin(fs.extents.credits(inode, 2) + 2, 0)) {
+        inode.map.writeLock().lock();
+        try {
+          // Re-read: a concurrent conversion of a neighbour may have merged or split extents.
+          for (Segment now : segments(inode, s.lblk(), s.end())) {
+            if (now.state() == Segment.State.UNWRITTEN) {
+              fs.extents.replace(tx, inode, now.lblk(), now.end(), List.of(new Extent(now.lblk(), now.pblk(), (int) now.len(), false)));
+            }
+          }
+        } finally {
+          inode.map.writeLock().unlock();
+        }
+        fs.writeInode(tx, inode, true);
+      }
+    }
+  }
+
+  /** Direct-I/O read: straight from the device into {@code dst}, under the shared lock. */
+  public int directRead(Inode inode, long pos, ByteBuffer dst) throws IOException {
+    return read(inode, pos, dst, true);
+  }
+
+  // ================================================================ truncate
+
+  /** Sets the size: shrinking frees the blocks past it (crash-safe through the orphan list), growing leaves a hole. */
+  public void truncate(Inode inode, long newSize) throws IOException {
+    fs.checkWritable();
+    if (newSize < 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "negative size " + newSize);
+    }
+    inode.rw.writeLock().lock();
+    try {
+      truncateLocked(inode, newSize);
+    } finally {
+      inode.rw.writeLock().unlock();
+    }
+  }
+
+  /** {@link #truncate} with the inode's rw lock held exclusive. */
+  public void truncateLocked(Inode inode, long newSize) throws IOException {
+    RawInode raw = inode.snapshot();
+    if ((raw.flags() & (RawInode.FL_IMMUTABLE | RawInode.FL_APPEND)) != 0) {
+      throw new Ext4Exception(Errno.EPERM, inode.ino, null, "the file is immutable or append-only");
+    }
+    long max = raw.hasFlag(RawInode.FL_EXTENTS) ? fs.lay.maxFileSize() : fs.lay.maxIndirectFileSize();
+    if (newSize > max) {
+      throw new Ext4Exception(Errno.EFBIG, inode.ino, null, "size " + newSize + " is past the largest file size " + max);
+    }
+    long old = raw.sizeBytes();
+    if (newSize >= old) {
+      try (Tx tx = fs.meta.begin(4, 0)) {
+        zeroPastEof(inode, old, newSize);
+        setSizeAndTimes(inode, newSize);
+        fs.writeInode(tx, inode, true);
+      }
+      return;
+    }
+    try (Tx tx = fs.meta.begin(6, 0)) {
+      orphans.add(tx, inode);
+      setSizeAndTimes(inode, newSize);
+      fs.writeInode(tx, inode, true);
+    }
+    freeFrom(inode, Math.ceilDiv(newSize, bs));
+    try (Tx tx = fs.meta.begin(6, 0)) {
+      orphans.remove(tx, inode);
+      fs.writeInode(tx, inode, false);
+    }
+  }
+
+  private void setSizeAndTimes(Inode inode, long size) {
+    Instant now = fs.clock.now();
+    inode.fields.lock();
+    try {
+      RawInode r = inode.raw();
+      r.sizeBytes(size);
+      r.time(RawInode.Time.MTIME, now);
+      r.time(RawInode.Time.CTIME, now);
+    } finally {
+      inode.fields.unlock();
+    }
+  }
+
+  /**
+   * Frees every block of the file from logical block {@code from} on, the last extents first, a
+   * bounded number per Tx. Caller holds rw exclusive (nothing else changes the map meanwhile) and
+   * has the inode on the orphan list when the operation must survive a crash.
+   */
+  public void freeFrom(Inode inode, long from) throws IOException {
+    if (!hasBlockMap(inode.snapshot())) {
+      return;
+    }
+    if (!inode.usesExtents()) {
+      if (from > 0) {
+        throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "truncating a block-mapped file other than to 0 is not supported");
+      }
+      freeIndirect(inode);
+      return;
+    }
+    List<Extent> all;
+    inode.map.readLock().lock();
+    try {
+      all = fs.extents.extents(inode, from, Long.MAX_VALUE);
+    } finally {
+      inode.map.readLock().unlock();
+    }
+    // A directory's blocks are journaled metadata: each freed one is revoked, so a batch is bounded
+    // by blocks (revoke records) as well as by extents (bitmap and descriptor credits).
+    boolean metadata = inode.isDirectory();
+    long end = 1L << 32;
+    int i = all.size();
+    while (i > 0) {
+      int j = i - 1;
+      long cut = Math.max(from, all.get(j).lblk());
+      if (metadata) {
+        cut = Math.max(cut, Math.min(end, all.get(j).end()) - METADATA_FREE_BATCH);
+      } else {
+        while (j > 0 && i - j < 16) {
+          j--;
+        }
+        cut = Math.max(from, all.get(j).lblk());
+      }
+      int revokes = metadata ? (int) Math.min(METADATA_FREE_BATCH, end - cut) : 0;
+      try (Tx tx = fs.meta.begin(fs.extents.credits(inode, 1) + 4 * (i - j) + 8, revokes)) {
+        long freed = 0;
+        inode.map.writeLock().lock();
+        try {
+          List<Extent> removed = fs.extents.replace(tx, inode, cut, end, List.of());
+          for (Extent e : removed) {
+            if (metadata) {
+              for (long b = e.pblk(); b < e.pblk() + e.len(); b++) {
+                tx.forget(b);
+              }
+              fs.blocks.free(tx, e.pblk(), e.len());
+            } else {
+              freeData(tx, e.pblk(), e.len());
+            }
+            freed += e.len();
+          }
+        } finally {
+          inode.map.writeLock().unlock();
+        }
+        chargeBlocks(inode, -freed);
+        fs.writeInode(tx, inode, true);
+      }
+      if (cut <= from) {
+        break; // everything from {@code from} on is gone
+      }
+      end = cut;
+      while (i > 0 && all.get(i - 1).lblk() >= cut) {
+        i--;
+      }
+    }
+  }
+
+  /** Directory blocks freed (and revoked) per Tx. */
+  static final int METADATA_FREE_BATCH = 256;
+
+  /**
+   * Whether i_block maps blocks: extent trees always; otherwise regular files, directories and slow
+   * symlinks (fast symlinks keep their target there, devices their number, inline files their data).
+   */
+  public boolean hasBlockMap(RawInode raw) {
+    if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
+      return false;
+    }
+    if (raw.hasFlag(RawInode.FL_EXTENTS)) {
+      return true;
+    }
+    return switch (raw.fileType()) {
+      case RawInode.S_IFREG, RawInode.S_IFDIR -> true;
+      case RawInode.S_IFLNK -> raw.blocksRaw() - (raw.fileAcl() != 0 ? fs.lay.sectorsPerBlock() : 0) > 0;
+      default -> false;
+    };
+  }
+
+  private void freeIndirect(Inode inode) throws IOException {
+    RawInode raw = inode.snapshot();
+    List<long[]> runs = indirect.allBlocks(inode.ino, raw.iBlock());
+    int k = 0;
+    while (k < runs.size()) {
+      try (Tx tx = fs.meta.begin(4 * Math.min(16, runs.size() - k) + 4, 64 + 32)) {
+        long freed = 0;
+        int revoked = 0;
+        for (int n = 0; n < 16 && k < runs.size() && revoked < 32; n++) {
+          long[] r = runs.get(k);
+          boolean metadata = r[2] == 1 || inode.isDirectory();
+          long len = metadata ? Math.min(r[1], 32 - revoked) : r[1];
+          for (long b = r[0]; b < r[0] + len; b++) {
+            if (metadata) {
+              tx.forget(b);
+              revoked++;
+            } else {
+              dropCachedPage(b);
+            }
+          }
+          fs.blocks.free(tx, r[0], len);
+          freed += len;
+          if (len < r[1]) {
+            runs.set(k, new long[] {r[0] + len, r[1] - len, r[2]}); // the rest in the next Tx
+          } else {
+            k++;
+          }
+        }
+        chargeBlocks(inode, -freed);
+        if (k >= runs.size()) {
+          inode.fields.lock();
+          try {
+            inode.raw().iBlock(new byte[RawInode.I_BLOCK_SIZE]);
+          } finally {
+            inode.fields.unlock();
+          }
+        }
+        fs.writeInode(tx, inode, true);
+      }
+    }
+  }
+
+  /** Frees data blocks (dropping any cached page of them). */
+  void freeData(Tx tx, long start, long len) throws IOException {
+    for (long b = start; b < start + len; b++) {
+      dropCachedPage(b);
+    }
+    fs.blocks.free(tx, start, len);
+  }
+
+  private void chargeBlocks(Inode inode, long blocks) {
+    inode.fields.lock();
+    try {
+      RawInode r = inode.raw();
+      r.blocksRaw(Math.max(0, r.blocksRaw() + blocks * fs.lay.sectorsPerBlock()));
+    } finally {
+      inode.fields.unlock();
+    }
+  }
+
+  // ================================================================ fallocate
+
+  /** Linux fallocate mode bits. */
+  public static final int KEEP_SIZE = 0x01;
+  public static final int PUNCH_HOLE = 0x02;
+  public static final int ZERO_RANGE = 0x10;
+
+  /**
+   * fallocate(2): 0 or KEEP_SIZE allocates unwritten extents over the holes of the range (growing the
+   * size unless KEEP_SIZE); PUNCH_HOLE|KEEP_SIZE frees the whole blocks of the range and zeroes its
+   * partial edges; ZERO_RANGE makes the range read as zeros, its whole blocks unwritten.
+   *
+   * @throws Ext4Exception EOPNOTSUPP for other modes (collapse, insert) and for block-mapped files
+   */
+  public void fallocate(Inode inode, int mode, long offset, long length) throws IOException {
+    fs.checkWritable();
+    if (offset < 0 || length <= 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "fallocate of " + length + " bytes at " + offset);
+    }
+    if ((mode & ~(KEEP_SIZE | PUNCH_HOLE | ZERO_RANGE)) != 0 || ((mode & PUNCH_HOLE) != 0 && (mode & (KEEP_SIZE | ZERO_RANGE)) != KEEP_SIZE)) {
+      throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "fallocate mode 0x" + Integer.toHexString(mode) + " is not supported");
+    }
+    inode.rw.writeLock().lock();
+    try {
+      if (!inode.usesExtents()) {
+        throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "fallocate needs an extent-mapped file");
+      }
+      long end = offset + length;
+      if (end > fs.lay.maxFileSize()) {
+        throw new Ext4Exception(Errno.EFBIG, inode.ino, null, "range ends past the largest file size");
+      }
+      long size = inode.size();
+      if ((mode & PUNCH_HOLE) != 0) {
+        punch(inode, offset, Math.min(end, Math.max(size, end)));
+        touch(inode, true, true);
+        return;
+      }
+      if ((mode & ZERO_RANGE) != 0) {
+        zeroRange(inode, offset, end);
+      } else {
+        allocateUnwritten(inode, offset / bs, Math.ceilDiv(end, bs));
+      }
+      if ((mode & KEEP_SIZE) == 0 && end > size) {
+        try (Tx tx = fs.meta.begin(4, 0)) {
+          zeroPastEof(inode, size, end);
+          setSizeAndTimes(inode, end);
+          fs.writeInode(tx, inode, true);
+        }
+      } else {
+        touch(inode, true, true);
+      }
+    } finally {
+      inode.rw.writeLock().unlock();
+    }
+  }
+
+  /** Allocates unwritten extents over every hole of logical blocks [first, end). Caller holds rw exclusive. */
+  public void allocateUnwritten(Inode inode, long first, long end) throws IOException {
+    long l = first;
+    while (l < end) {
+      long stop = Math.min(end, l + CHUNK_BLOCKS);
+      List<Segment> segs;
+      inode.map.readLock().lock();
+      try {
+        segs = segments(inode, l, stop);
+      } finally {
+        inode.map.readLock().unlock();
+      }
+      long resume = stop; // where the next Tx starts: earlier when this one ran out of credits
+      try (Tx tx = fs.meta.begin(creditsFor(inode, segs.size()), 0)) {
+        long allocated = 0;
+        inode.map.writeLock().lock();
+        try {
+          segments:
+          for (Segment s : segs) {
+            long h = s.lblk();
+            while (!s.mapped() && h < s.end()) {
+              if (!tx.ensureCredits(fs.extents.credits(inode, 1) + 4)) {
+                resume = h;
+                break segments;
+              }
+              BlockAllocator.Run run = fs.blocks.allocate(tx, goal(inode, h), 1, (int) Math.min(s.end() - h, Extent.MAX_UNWRITTEN));
+              try {
+                fs.extents.replace(tx, inode, h, h + run.length(), List.of(new Extent(h, run.start(), run.length(), true)));
+              } catch (Ext4Exception e) {
+                fs.blocks.free(tx, run.start(), run.length()); // unmapped: give it back, in the same Tx
+                throw e;
+              }
+              inode.lastAllocated(run.end());
+              allocated += run.length();
+              h += run.length();
+            }
+          }
+        } finally {
+          inode.map.writeLock().unlock();
+          chargeBlocks(inode, allocated);
+          fs.writeInode(tx, inode, true);
+        }
+      }
+      l = resume;
+    }
+  }
+
+  private void punch(Inode inode, long from, long to) throws IOException {
+    long firstWhole = Math.ceilDiv(from, bs);
+    long endWhole = to / bs;
+    zeroBytes(inode, from, Math.min(to, firstWhole * bs));
+    if (endWhole >= firstWhole) {
+      zeroBytes(inode, Math.max(from, endWhole * bs), to);
+      removeBlocks(inode, firstWhole, endWhole);
+    }
+  }
+
+  /** Frees the blocks of [first, end) (whatever their state), bounded work per Tx. Caller holds rw exclusive. */
+  private void removeBlocks(Inode inode, long first, long end) throws IOException {
+    long l = first;
+    while (l < end) {
+      long stop = Math.min(end, l + CHUNK_BLOCKS);
+      try (Tx tx = fs.meta.begin(fs.extents.credits(inode, 2) + 16, 8)) {
+        long freed = 0;
+        inode.map.writeLock().lock();
+        try {
+          for (Extent e : fs.extents.replace(tx, inode, l, stop, List.of())) {
+            freeData(tx, e.pblk(), e.len());
+            freed += e.len();
+          }
+        } finally {
+          inode.map.writeLock().unlock();
+        }
+        chargeBlocks(inode, -freed);
+        fs.writeInode(tx, inode, true);
+      }
+      l = stop;
+    }
+  }
+
+  /** Zeroes file bytes [from, to) that lie in written blocks (holes and unwritten blocks already read as zeros). */
+  private void zeroBytes(Inode inode, long from, long to) throws IOException {
+    if (to <= from) {
+      return;
+    }
+    List<Segment> segs = segments(inode, from / bs, Math.ceilDiv(to, bs));
+    ByteBuffer zeros = ByteBuffer.allocate((int) (to - from));
+    for (Segment s : segs) {
+      if (s.state() == Segment.State.WRITTEN) {
+        writeSegmentData(s, from, zeros, false);
+      }
+    }
+  }
+
+  private void zeroRange(Inode inode, long from, long to) throws IOException {
+    long firstWhole = Math.ceilDiv(from, bs);
+    long endWhole = to / bs;
+    zeroBytes(inode, from, Math.min(to, firstWhole * bs));
+    if (endWhole > firstWhole) {
+      zeroBytes(inode, endWhole * bs, to);
+      // whole blocks: written extents become unwritten (same blocks), holes get unwritten extents
+      long l = firstWhole;
+      while (l < endWhole) {
+        long stop = Math.min(endWhole, l + CHUNK_BLOCKS);
+        List<Segment> segs = segments(inode, l, stop);
+        try (Tx tx = fs.meta.begin(creditsFor(inode, segs.size()), 0)) {
+          inode.map.writeLock().lock();
+          try {
+            for (Segment s : segs) {
+              if (s.state() == Segment.State.WRITTEN) {
+                List<Extent> conv = new ArrayList<>();
+                for (long a = s.lblk(); a < s.end(); a += Extent.MAX_UNWRITTEN) {
+                  int n = (int) Math.min(Extent.MAX_UNWRITTEN, s.end() - a);
+                  conv.add(new Extent(a, s.physical(a), n, true));
+                }
+                fs.extents.replace(tx, inode, s.lblk(), s.end(), conv);
+              }
+            }
+          } finally {
+            inode.map.writeLock().unlock();
+          }
+          fs.writeInode(tx, inode, true);
+        }
+        l = stop;
+      }
+    } else if (endWhole < firstWhole) {
+      return; // the whole range is inside one block and was zeroed above
+    }
+    allocateUnwritten(inode, from / bs, Math.ceilDiv(to, bs));
+  }
+
+  // ================================================================ fsync
+
+  /**
+   * fsync / fdatasync: returns when everything written before the call, and the metadata it needs
+   * (all of the inode's metadata for fsync; size and block map for fdatasync), is durable. With a
+   * journal: waits for the inode's last (data) transaction — committing it if it runs — and flushes
+   * the device when that transaction had committed earlier. An inode read from the inode table
+   * starts with the transaction that was running then (as ext4_iget does), since its last changes
+   * may still be uncommitted. Without a journal: writes back everything and flushes.
+   */
+  public void fsync(Inode inode, boolean datasync) throws IOException {
+    if (!fs.meta.journaled()) {
+      fs.meta.sync();
+      return;
+    }
+    if (!inode.tidsKnown()) {
+      fs.meta.sync(); // loaded while nothing ran: its last changes may be in a committing transaction
+      return;
+    }
+    fs.meta.commit(datasync ? inode.datasyncTid() : inode.syncTid());
+  }
+}

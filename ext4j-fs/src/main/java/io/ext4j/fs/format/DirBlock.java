@@ -1,0 +1,254 @@
+package io.ext4j.fs.format;
+
+import io.ext4j.block.Crc32c;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A linear directory block (or an htree leaf): a chain of directory entries covering the block,
+ * optionally ending in the checksum tail. Pure functions over the block's bytes.
+ *
+ * <h2>On-disk grammar (little-endian)</h2>
+ * <pre>
+ * block  := entry+ [tail]                 entries cover [0, bs) or, with metadata_csum, [0, bs − 12)
+ * entry  := u32 inode, u16 rec_len, u8 name_len, u8 file_type, u8[name_len] name, zero padding to rec_len
+ *           inode 0: free space; rec_len a multiple of 4, ≥ 12 and ≥ (8 + name_len + 3) &amp; ~3
+ * tail   := u32 0, u16 12, u8 0, u8 0xDE, u32 checksum    checksum = crc32c(ino_seed, block[0, bs − 12))
+ * </pre>
+ * With 64 KiB blocks a rec_len of 65536 is stored as 0xFFFF (0 also reads as the block size), and
+ * longer lengths fold their high bits into the low two.
+ */
+public final class DirBlock {
+  public static final int TAIL_SIZE = 12;
+  static final int TAIL_TYPE = 0xDE;
+
+  private DirBlock() {}
+
+  /** One directory entry as found in a block. */
+  public record Entry(int offset, long inode, int recLen, int type, byte[] name) {
+    public int nameLen() {
+      return name.length;
+    }
+
+    public boolean isFree() {
+      return inode == 0;
+    }
+  }
+
+  /** A malformed block: what is wrong (the caller adds where). */
+  public static final class Malformed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public Malformed(String what) {
+      super(what);
+    }
+  }
+
+  /** The smallest rec_len of an entry with a name of {@code nameLen} bytes. */
+  public static int minRecLen(int nameLen) {
+    return (8 + nameLen + 3) & ~3;
+  }
+
+  public static int getRecLen(byte[] b, int off, int bs) {
+    int len = Short.toUnsignedInt(le(b).getShort(off + 4));
+    if (bs < 65536) {
+      return len;
+    }
+    if (len == 0xFFFF || len == 0) {
+      return 65536;
+    }
+    return (len & 0xFFFC) | ((len & 3) << 16);
+  }
+
+  public static void putRecLen(byte[] b, int off, int len, int bs) {
+    int stored = len;
+    if (bs >= 65536) {
+      stored = len == 65536 ? 0xFFFF : (len & 0xFFFC) | ((len >> 16) & 3);
+    }
+    le(b).putShort(off + 4, (short) stored);
+  }
+
+  private static ByteBuffer le(byte[] b) {
+    return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Whether the block ends in a well-formed checksum tail. */
+  public static boolean hasTail(byte[] b, int bs) {
+    int t = bs - TAIL_SIZE;
+    ByteBuffer l = le(b);
+    return l.getInt(t) == 0 && Short.toUnsignedInt(l.getShort(t + 4)) == TAIL_SIZE && b[t + 6] == 0 && (b[t + 7] & 0xFF) == TAIL_TYPE;
+  }
+
+  /** Writes the tail with the checksum of the block's entries. */
+  public static void setTail(byte[] b, int bs, int inodeSeed) {
+    int t = bs - TAIL_SIZE;
+    ByteBuffer l = le(b);
+    l.putInt(t, 0);
+    l.putShort(t + 4, (short) TAIL_SIZE);
+    b[t + 6] = 0;
+    b[t + 7] = (byte) TAIL_TYPE;
+    l.putInt(t + 8, Crc32c.update(inodeSeed, b, 0, t));
+  }
+
+  public static int storedTailChecksum(byte[] b, int bs) {
+    return le(b).getInt(bs - 4);
+  }
+
+  public static int tailChecksum(byte[] b, int bs, int inodeSeed) {
+    return Crc32c.update(inodeSeed, b, 0, bs - TAIL_SIZE);
+  }
+
+  /**
+   * The entries of a block whose entries cover [0, usable) (bs, or bs − 12 with a tail).
+   *
+   * @throws Malformed on a rec_len that is too small, unaligned, or runs past the end, or a name
+   *     longer than its entry
+   */
+  public static List<Entry> parse(byte[] b, int bs, int usable) throws Malformed {
+    List<Entry> out = new ArrayList<>();
+    ByteBuffer l = le(b);
+    int off = 0;
+    while (off < usable) {
+      if (off + 8 > usable) {
+        throw new Malformed("directory entry at offset " + off + " does not fit before " + usable);
+      }
+      long ino = Integer.toUnsignedLong(l.getInt(off));
+      int rec = getRecLen(b, off, bs);
+      int nameLen = b[off + 6] & 0xFF;
+      int type = b[off + 7] & 0xFF;
+      if (rec < 12 || rec % 4 != 0 || off + rec > usable) {
+        throw new Malformed("directory entry at offset " + off + " has rec_len " + rec + " (block space " + usable + ")");
+      }
+      if (ino != 0 && minRecLen(nameLen) > rec) {
+        throw new Malformed("directory entry at offset " + off + " has name_len " + nameLen + " longer than its rec_len " + rec);
+      }
+      if (ino != 0 && nameLen == 0) {
+        throw new Malformed("directory entry at offset " + off + " names inode " + ino + " with an empty name");
+      }
+      byte[] name = Arrays.copyOfRange(b, off + 8, off + 8 + Math.min(nameLen, rec - 8));
+      out.add(new Entry(off, ino, rec, type, name));
+      off += rec;
+    }
+    return out;
+  }
+
+  /** Writes an empty block: one free entry covering the entry space, and the tail when {@code tailSeed} is non-null. */
+  public static void initEmpty(byte[] b, int bs, Integer tailSeed) {
+    Arrays.fill(b, (byte) 0);
+    int usable = tailSeed != null ? bs - TAIL_SIZE : bs;
+    putRecLen(b, 0, usable, bs);
+    if (tailSeed != null) {
+      setTail(b, bs, tailSeed);
+    }
+  }
+
+  /** Writes a new directory's first block: "." and "..", the latter covering the rest. */
+  public static void initDots(byte[] b, int bs, long self, long parent, boolean fileType, Integer tailSeed) {
+    Arrays.fill(b, (byte) 0);
+    int usable = tailSeed != null ? bs - TAIL_SIZE : bs;
+    writeEntry(b, 0, self, 12, ".".getBytes(), fileType ? 2 : 0, bs);
+    writeEntry(b, 12, parent, usable - 12, "..".getBytes(), fileType ? 2 : 0, bs);
+    if (tailSeed != null) {
+      setTail(b, bs, tailSeed);
+    }
+  }
+
+  /** Writes an entry's header and name at {@code off} (the rest of its record is left as is). */
+  public static void writeEntry(byte[] b, int off, long ino, int recLen, byte[] name, int type, int bs) {
+    ByteBuffer l = le(b);
+    l.putInt(off, (int) ino);
+    putRecLen(b, off, recLen, bs);
+    b[off + 6] = (byte) name.length;
+    b[off + 7] = (byte) type;
+    System.arraycopy(name, 0, b, off + 8, name.length);
+    int pad = minRecLen(name.length);
+    for (int i = off + 8 + name.length; i < off + pad && i < off + recLen; i++) {
+      b[i] = 0;
+    }
+  }
+
+  /**
+   * Inserts an entry into the first record with room (a free record, or the slack after a live
+   * one), as the kernel does. Returns its offset, or -1 when the block has no room.
+   */
+  public static int insert(byte[] b, int bs, int usable, byte[] name, long ino, int type) throws Malformed {
+    int need = minRecLen(name.length);
+    for (Entry e : parse(b, bs, usable)) {
+      if (e.isFree() && e.recLen() >= need) {
+        writeEntry(b, e.offset(), ino, e.recLen(), name, type, bs);
+        return e.offset();
+      }
+      int used = minRecLen(e.nameLen());
+      if (!e.isFree() && e.recLen() - used >= need) {
+        putRecLen(b, e.offset(), used, bs);
+        int at = e.offset() + used;
+        writeEntry(b, at, ino, e.recLen() - used, name, type, bs);
+        return at;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether the block has room for a name of {@code nameLen} bytes. */
+  public static boolean hasRoom(byte[] b, int bs, int usable, int nameLen) throws Malformed {
+    int need = minRecLen(nameLen);
+    for (Entry e : parse(b, bs, usable)) {
+      int used = e.isFree() ? 0 : minRecLen(e.nameLen());
+      if (e.recLen() - used >= need) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Removes the entry at {@code off}: its record joins the previous one, or, when it is the first,
+   * its inode becomes 0 (the kernel's way; blocks never shrink).
+   */
+  public static void remove(byte[] b, int bs, int usable, int off) throws Malformed {
+    Entry prev = null;
+    for (Entry e : parse(b, bs, usable)) {
+      if (e.offset() == off) {
+        if (prev == null) {
+          le(b).putInt(off, 0);
+        } else {
+          putRecLen(b, prev.offset(), prev.recLen() + e.recLen(), bs);
+        }
+        return;
+      }
+      prev = e;
+    }
+    throw new Malformed("no directory entry at offset " + off);
+  }
+
+  /** Rewrites the block with {@code entries} packed from the start, the last one covering the rest. */
+  public static void pack(byte[] b, int bs, List<Entry> entries, Integer tailSeed) {
+    Arrays.fill(b, (byte) 0);
+    int usable = tailSeed != null ? bs - TAIL_SIZE : bs;
+    int off = 0;
+    for (int i = 0; i < entries.size(); i++) {
+      Entry e = entries.get(i);
+      int rec = i == entries.size() - 1 ? usable - off : minRecLen(e.nameLen());
+      writeEntry(b, off, e.inode(), rec, e.name(), e.type(), bs);
+      off += rec;
+    }
+    if (entries.isEmpty()) {
+      putRecLen(b, 0, usable, bs);
+    }
+    if (tailSeed != null) {
+      setTail(b, bs, tailSeed);
+    }
+  }
+
+  /** Bytes the live entries need when packed. */
+  public static int packedSize(List<Entry> entries) {
+    int n = 0;
+    for (Entry e : entries) {
+      n += minRecLen(e.nameLen());
+    }
+    return n;
+  }
+}

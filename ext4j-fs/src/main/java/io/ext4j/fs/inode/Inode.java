@@ -1,0 +1,164 @@
+package io.ext4j.fs.inode;
+
+import io.ext4j.fs.format.RawInode;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * An inode in memory: its on-disk bytes (the authoritative copy of every field, written into the
+ * inode table in each Tx that changes it), its locks, and the transactions that last changed it.
+ *
+ * <h2>Locks, outermost first</h2>
+ * <ul>
+ *   <li>{@link #rw} — the kernel's {@code i_rwsem}: exclusive for anything that changes the file's
+ *       contents or size through the buffered path, or a directory's entries; shared for direct I/O
+ *       overwrites and for reads. Taken before a Tx begins.
+ *   <li>{@link #map} — {@code i_data_sem}: the block map (extent tree or i_block); shared to look
+ *       blocks up, exclusive to change the map. Taken inside a Tx.
+ *   <li>{@link #fields} — the bytes of {@link #raw()}: every read or write of a field, held only
+ *       for the moment of the access (never across I/O or a Tx start).
+ * </ul>
+ *
+ * <h2>Other fields</h2>
+ * {@code syncTid}/{@code datasyncTid} are volatile, written after the change's Tx is begun (the tid
+ * of the transaction that last changed the inode, and the last one that changed what its data
+ * needs: size, block map); fsync and fdatasync wait for them. {@code refs} is atomic (the inode
+ * cache's count); {@code opens} and {@code freed} are guarded by the inode cache's lock.
+ */
+public final class Inode {
+  public final long ino;
+  public final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+  public final ReentrantReadWriteLock map = new ReentrantReadWriteLock();
+  public final ReentrantLock fields = new ReentrantLock();
+  private final RawInode raw; // fields
+  private volatile int syncTid;
+  private volatile int datasyncTid;
+  private volatile boolean tidsKnown; // the tids are meaningful (set at load from the running tid, or by a change)
+  final AtomicInteger refs = new AtomicInteger(); // the inode cache's references; -1 once evicted
+  int opens; // InodeCache's lock: open files
+  boolean orphaned; // InodeCache's lock: on the orphan list because it was unlinked while open
+  volatile long lastAllocated; // hint for the allocator's goal: the physical block after the last one given to this file
+
+  Inode(long ino, RawInode raw, java.util.OptionalInt runningTid) {
+    this.ino = ino;
+    this.raw = raw;
+    if (runningTid.isPresent()) {
+      syncTid = datasyncTid = runningTid.getAsInt();
+      tidsKnown = true;
+    }
+  }
+
+  /** The on-disk bytes; read or change them only while holding {@link #fields}. */
+  public RawInode raw() {
+    assert fields.isHeldByCurrentThread();
+    return raw;
+  }
+
+  /** A copy of the bytes, taken under {@link #fields}. */
+  public RawInode snapshot() {
+    fields.lock();
+    try {
+      return raw.copy();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  /** Records that transaction {@code tid} changed the inode; {@code data} when the change matters to its data (size, block map). */
+  public void changedIn(int tid, boolean data) {
+    syncTid = tid;
+    if (data) {
+      datasyncTid = tid;
+    }
+    tidsKnown = true;
+  }
+
+  /**
+   * Whether {@link #syncTid()} and {@link #datasyncTid()} are meaningful: false for an inode loaded
+   * while no transaction ran (its last change may be in the committing one), until a Tx changes it.
+   */
+  public boolean tidsKnown() {
+    return tidsKnown;
+  }
+
+  public int syncTid() {
+    return syncTid;
+  }
+
+  public int datasyncTid() {
+    return datasyncTid;
+  }
+
+  public long lastAllocated() {
+    return lastAllocated;
+  }
+
+  public void lastAllocated(long block) {
+    lastAllocated = block;
+  }
+
+  // ------------------------------------------------------------ convenience reads (each takes the fields lock)
+
+  public int mode() {
+    fields.lock();
+    try {
+      return raw.mode();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  public int fileType() {
+    return mode() & RawInode.S_IFMT;
+  }
+
+  public boolean isDirectory() {
+    return fileType() == RawInode.S_IFDIR;
+  }
+
+  public long size() {
+    fields.lock();
+    try {
+      return raw.sizeBytes();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  public int links() {
+    fields.lock();
+    try {
+      return raw.links();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  public int flags() {
+    fields.lock();
+    try {
+      return raw.flags();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  public boolean usesExtents() {
+    return (flags() & RawInode.FL_EXTENTS) != 0;
+  }
+
+  public int generation() {
+    fields.lock();
+    try {
+      return raw.generation();
+    } finally {
+      fields.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Inode[" + ino + "]";
+  }
+}

@@ -1,0 +1,215 @@
+package io.ext4j.fs.meta;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.cache.BlockCache;
+import io.ext4j.jbd2.Handle;
+import io.ext4j.jbd2.Journal;
+import io.ext4j.jbd2.JournalBuffer;
+import java.io.IOException;
+
+/**
+ * Metadata through a jbd2 journal: every {@link Tx} is a handle, every block a journal buffer.
+ *
+ * <h2>Durability</h2>
+ * A change is durable when its transaction commits ({@link #commit(int)}, a synchronous Tx, the
+ * commit interval). {@link #close()} commits and checkpoints everything home and leaves the journal
+ * empty. A journal failure aborts it; every later call fails with the cause.
+ */
+public final class JournaledStore implements MetaStore {
+  private final BlockDevice device;
+  private final BlockCache cache;
+  private final Journal journal;
+  /** Revoke records every Tx may use: a few hundred fit in one revoke block, so this costs one credit. */
+  static final int MIN_REVOKES = 64;
+
+  public JournaledStore(BlockDevice device, BlockCache cache, Journal journal) {
+    this.device = device;
+    this.cache = cache;
+    this.journal = journal;
+  }
+
+  public Journal journal() {
+    return journal;
+  }
+
+  @Override
+  public BlockDevice device() {
+    return device;
+  }
+
+  @Override
+  public BlockCache cache() {
+    return cache;
+  }
+
+  @Override
+  public boolean journaled() {
+    return true;
+  }
+
+  @Override
+  public Buf read(long block) throws IOException {
+    return new JBuf(journal.buffer(block));
+  }
+
+  @Override
+  public void readAhead(long first, int count) {
+    // the journal's buffers are read on first use; read-ahead joins when the journal shares the cache
+  }
+
+  @Override
+  public Tx begin(int credits, int revokes) throws IOException {
+    int c = Math.min(credits, journal.maxHandleCredits() - 8);
+    int r = Math.max(revokes, MIN_REVOKES); // any change may free extent-tree blocks (a rebuild, a collapse)
+    return new JTx(journal.start(c, r), r);
+  }
+
+  @Override
+  public java.util.OptionalInt runningTid() {
+    Integer t = journal.runningTid();
+    return t == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(t);
+  }
+
+  @Override
+  public boolean isCommitted(int tid) {
+    return journal.isCommitted(tid);
+  }
+
+  /**
+   * Commits {@code tid} (or waits for it) and flushes the device if it had already committed.
+   * Correct because the engine writes file data before it stops the handle that records the
+   * change: a transaction that was still running or committing when this was called commits after
+   * every data write of its handles, and its commit's flush covers them; one already committed
+   * covers only what came before it, so the device is flushed here.
+   */
+  @Override
+  public void commit(int tid) throws IOException {
+    boolean alreadyCommitted = journal.isCommitted(tid);
+    journal.completeTransaction(tid);
+    if (alreadyCommitted) {
+      device.flush(); // the data written since that commit is covered by no journal flush
+    }
+  }
+
+  @Override
+  public void sync() throws IOException {
+    journal.forceCommit();
+    device.flush();
+  }
+
+  @Override
+  public void abort(Throwable cause) {
+    journal.abort(cause);
+  }
+
+  @Override
+  public int maxCredits() {
+    return journal.maxHandleCredits() - 8;
+  }
+
+  @Override
+  public void close() throws IOException {
+    journal.close();
+  }
+
+  private static final class JBuf implements Buf {
+    final JournalBuffer jb;
+    final byte[] array;
+
+    JBuf(JournalBuffer jb) {
+      this.jb = jb;
+      this.array = jb.data().array();
+    }
+
+    @Override
+    public long block() {
+      return jb.block();
+    }
+
+    @Override
+    public byte[] array() {
+      return array;
+    }
+
+    @Override
+    public void close() {
+      jb.release();
+    }
+  }
+
+  private final class JTx implements Tx {
+    private final Handle handle;
+    private int revokesLeft;
+
+    JTx(Handle handle, int revokes) {
+      this.handle = handle;
+      this.revokesLeft = revokes;
+    }
+
+    @Override
+    public int tid() {
+      return handle.tid();
+    }
+
+    @Override
+    public Buf read(long block) throws IOException {
+      return JournaledStore.this.read(block);
+    }
+
+    @Override
+    public Buf create(long block) throws IOException {
+      JBuf b = new JBuf(journal.newBuffer(block));
+      try {
+        handle.getCreateAccess(b.jb);
+      } catch (IOException | RuntimeException e) {
+        b.close();
+        throw e;
+      }
+      java.util.Arrays.fill(b.array, (byte) 0);
+      return b;
+    }
+
+    @Override
+    public void modify(Buf b) throws IOException {
+      handle.getWriteAccess(((JBuf) b).jb);
+    }
+
+    @Override
+    public void dirty(Buf b) throws IOException {
+      if (handle.credits() <= 0) {
+        handle.extend(4);
+      }
+      handle.dirtyMetadata(((JBuf) b).jb);
+    }
+
+    @Override
+    public void forget(long block) throws IOException {
+      if (revokesLeft <= 0) {
+        throw new IllegalStateException(device.name() + ": transaction frees more metadata blocks than it declared (block " + block + ")");
+      }
+      revokesLeft--;
+      handle.revoke(block);
+    }
+
+    @Override
+    public boolean ensureCredits(int credits) throws IOException {
+      int have = handle.credits();
+      return have >= credits || handle.extend(credits - have);
+    }
+
+    @Override
+    public int creditsLeft() {
+      return handle.credits();
+    }
+
+    @Override
+    public void setSync() {
+      handle.setSync(true);
+    }
+
+    @Override
+    public void close() throws IOException {
+      handle.stop();
+    }
+  }
+}
