@@ -25,6 +25,7 @@ import io.ext4j.fs.orphan.Orphans;
 import io.ext4j.fs.xattr.Xattrs;
 import io.ext4j.jbd2.Journal;
 import io.ext4j.jbd2.JournalOptions;
+import io.ext4j.jbd2.JournalRecovery;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -122,27 +123,37 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Reads and decodes the superblock through a device of any block size. */
   static Ext4Superblock readSuperblock(BlockDevice device) throws IOException {
-    int dbs = device.blockSize();
-    long first = Ext4Superblock.OFFSET / dbs;
-    int blocks = Math.max(1, Ext4Superblock.SIZE / dbs);
-    if (device.blockCount() < first + blocks) {
-      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET, "too small to hold an ext4 superblock ("
-          + device.blockCount() * dbs + " bytes)");
-    }
-    ByteBuffer buf = ByteBuffer.allocate(blocks * dbs);
-    device.read(first, buf);
-    byte[] sb = new byte[Ext4Superblock.SIZE];
-    buf.get((int) (Ext4Superblock.OFFSET - first * dbs), sb);
-    return Ext4Superblock.decode(device.name(), sb);
+    return Ext4JournalLocator.readSuperblock(device);
   }
 
   /**
    * Opens the filesystem on {@code device}, whose block size must be the filesystem's.
    *
+   * <p>A primary superblock whose checksum fails — torn by a crash while its new version was being
+   * checkpointed home — is still used to find the journal when the journal has transactions to
+   * replay; the replay rewrites it, and only the replayed superblock is trusted.
+   *
    * @param closeDevice whether {@link #close} closes the device
    */
   public static Ext4FileSystem open(BlockDevice device, Ext4Options options, boolean closeDevice) throws IOException {
-    Ext4Superblock sb = readSuperblock(device);
+    byte[] raw = Ext4JournalLocator.readBytes(device, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
+    Ext4Superblock sb;
+    Ext4FormatException primaryFailure = null;
+    try {
+      sb = Ext4Superblock.decode(device.name(), raw);
+    } catch (Ext4FormatException e) {
+      Ext4Superblock unverified;
+      try {
+        unverified = Ext4Superblock.decodeIgnoringChecksum(device.name(), raw);
+      } catch (Ext4FormatException worse) {
+        throw e;
+      }
+      if (unverified.checksumValid()) {
+        throw e;
+      }
+      sb = unverified;
+      primaryFailure = e;
+    }
     if (sb.blockSize() != device.blockSize()) {
       throw new IllegalArgumentException(device.name() + " has block size " + device.blockSize()
           + " but the filesystem's is " + sb.blockSize());
@@ -154,7 +165,6 @@ public final class Ext4FileSystem implements AutoCloseable {
     String reason = Features.readOnlyReason(device.name(), sb);
     boolean readOnly = options.readOnly() || device.isReadOnly() || reason != null;
     if (!options.readOnly() && reason != null) {
-      // asked for read-write: say why not, but open
       reason = "opened read-only: " + reason;
     } else if (readOnly && reason == null) {
       reason = device.isReadOnly() && !options.readOnly() ? "the device is read-only" : "opened read-only";
@@ -162,20 +172,27 @@ public final class Ext4FileSystem implements AutoCloseable {
     BlockDevice dev = device;
     Journal journal = null;
     if (sb.hasJournal() && sb.journalInode() != 0) {
-      boolean dirty = sb.needsRecovery();
+      JournalLocation loc = Ext4JournalLocator.locate(dev, sb);
+      boolean dirty = JournalRecovery.readSuperblock(dev, loc.journalMap()).start() != 0;
+      if (primaryFailure != null && !dirty) {
+        checkTorn(device, sb, primaryFailure);
+        primaryFailure = null; // repaired below, when written at mount
+      }
       if (readOnly && dirty) {
         dev = new OverlayBlockDevice(device); // replay into memory only
       }
       if (!readOnly || dirty) {
-        JournalLocation loc = Ext4JournalLocator.locate(dev);
         JournalOptions jo = options.journal().toBuilder().checksumV3(sb.hasMetadataCsum()).bit64(sb.is64Bit()).build();
         journal = Journal.open(dev, loc.journalMap(), jo);
-        sb = readSuperblock(dev); // recovery may have replayed the superblock
+        sb = readSuperblock(dev); // recovery may have replayed the superblock; now it must verify
         if (readOnly) {
           journal.closeWithoutCheckpoint();
           journal = null;
         }
       }
+    }
+    if (primaryFailure != null) {
+      checkTorn(device, sb, primaryFailure); // no journal to rewrite it
     }
     FsLayout lay = FsLayout.of(device.name(), sb);
     BlockCache cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), lay.blockSize()));
@@ -205,6 +222,37 @@ public final class Ext4FileSystem implements AutoCloseable {
     return f;
   }
 
+  /**
+   * Accepts a primary superblock whose checksum fails as a write of ext4j's own torn by a crash —
+   * the mount and unmount writes go straight to the device (the kernel's way; needs_recovery must be
+   * on disk before the log holds anything) and a superblock spans two 512-byte sectors, each of
+   * which then holds either version, every field valid — when the journal has nothing to replay and
+   * the backup superblock in group 1, if the filesystem has one, agrees on every field that never
+   * changes after mkfs. The mount rewrites it with a correct checksum. Anything else is corruption.
+   */
+  private static void checkTorn(BlockDevice device, Ext4Superblock primary, Ext4FormatException failure) throws IOException {
+    if (primary.groupCount() < 2) {
+      return; // no backup to compare with
+    }
+    long backupBlock = primary.firstDataBlock() + primary.blocksPerGroup();
+    Ext4Superblock backup;
+    try {
+      backup = Ext4Superblock.decode(device.name(),
+          Ext4JournalLocator.readBytes(device, backupBlock * primary.blockSize(), Ext4Superblock.SIZE));
+    } catch (Ext4FormatException e) {
+      failure.addSuppressed(e);
+      throw failure;
+    }
+    boolean agrees = java.util.Arrays.equals(backup.uuidBytes(), primary.uuidBytes())
+        && backup.blocksCount() == primary.blocksCount() && backup.inodesCount() == primary.inodesCount()
+        && backup.blockSize() == primary.blockSize() && backup.blocksPerGroup() == primary.blocksPerGroup()
+        && backup.inodesPerGroup() == primary.inodesPerGroup() && backup.inodeSize() == primary.inodeSize()
+        && backup.journalInode() == primary.journalInode() && backup.checksumSeed() == primary.checksumSeed();
+    if (!agrees) {
+      throw failure;
+    }
+  }
+
   private void mount() throws IOException {
     orphans.load();
     if (fs.readOnly) {
@@ -213,9 +261,8 @@ public final class Ext4FileSystem implements AutoCloseable {
     Ext4Superblock sb = fs.superblock.current();
     long now = fs.clock.now().getEpochSecond();
     fs.superblock.change(e -> {
-      int incompat = e.featureIncompat();
       if (journal != null) {
-        e.featureIncompat(incompat | Ext4Superblock.INCOMPAT_RECOVER);
+        e.featureIncompat(e.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER);
       } else {
         e.state(e.state() & ~Ext4Superblock.STATE_VALID);
       }
@@ -226,11 +273,21 @@ public final class Ext4FileSystem implements AutoCloseable {
       e.mountTime(now);
       e.writeTime(now);
     });
-    fs.superblock.writeDirect(device, fs.meta);
-    device.flush();
+    writeSuperblock();
     if ((sb.state() & Ext4Superblock.STATE_ERRORS) == 0) {
       recoverOrphans();
     }
+  }
+
+  /**
+   * Writes the superblock straight to the device and flushes, as the kernel does at mount and
+   * unmount: needs_recovery must be durable before the log holds any transaction (the kernel wipes
+   * the log of a filesystem without it), and at unmount the log is already empty. A crash tearing
+   * this write is handled at the next open ({@link #checkTorn}).
+   */
+  private void writeSuperblock() throws IOException {
+    fs.superblock.writeDirect(device, fs.meta);
+    device.flush();
   }
 
   /** Finishes what a crash interrupted: unlinked orphans are freed, the others truncated to their size. */
@@ -290,27 +347,29 @@ public final class Ext4FileSystem implements AutoCloseable {
       failure = e;
     }
     orphans.close();
+    boolean writable = clean && !fs.readOnly && failure == null && fs.failure() == null;
+    if (writable) {
+      boolean orphansLeft = !orphans.empty();
+      long now = fs.clock.now().getEpochSecond();
+      fs.superblock.change(e -> {
+        e.featureIncompat(e.featureIncompat() & ~Ext4Superblock.INCOMPAT_RECOVER);
+        if (!orphansLeft) {
+          e.featureRoCompat(e.featureRoCompat() & ~Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
+        }
+        if (journal == null) {
+          e.state(e.state() | Ext4Superblock.STATE_VALID);
+        }
+        e.writeTime(now);
+      });
+    }
     try {
       fs.meta.close();
     } catch (IOException e) {
       failure = add(failure, e);
     }
-    if (clean && !fs.readOnly && failure == null && fs.failure() == null) {
+    if (writable && failure == null) {
       try {
-        boolean orphansLeft = !orphans.empty();
-        long now = fs.clock.now().getEpochSecond();
-        fs.superblock.change(e -> {
-          e.featureIncompat(e.featureIncompat() & ~Ext4Superblock.INCOMPAT_RECOVER);
-          if (!orphansLeft) {
-            e.featureRoCompat(e.featureRoCompat() & ~Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
-          }
-          if (journal == null) {
-            e.state(e.state() | Ext4Superblock.STATE_VALID);
-          }
-          e.writeTime(now);
-        });
-        fs.superblock.writeDirect(device, fs.meta);
-        device.flush();
+        writeSuperblock();
       } catch (IOException e) {
         failure = add(failure, e);
       }

@@ -35,7 +35,11 @@ public final class Ext4JournalLocator {
    * @throws IOException if the device fails
    */
   public static JournalLocation locate(BlockDevice device) throws IOException {
-    Ext4Superblock sb = readSuperblock(device);
+    return locate(device, readSuperblock(device));
+  }
+
+  /** Locates the internal journal through a superblock the caller already read (perhaps unverified). */
+  public static JournalLocation locate(BlockDevice device, Ext4Superblock sb) throws IOException {
     String name = device.name();
     if ((sb.featureIncompat() & Ext4Superblock.INCOMPAT_JOURNAL_DEV) != 0) {
       throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0x60,
@@ -153,7 +157,7 @@ public final class Ext4JournalLocator {
   }
 
   /** Reads {@code length} bytes at byte {@code offset}, through the device blocks that cover them. */
-  static byte[] readBytes(BlockDevice device, long offset, int length) throws IOException {
+  public static byte[] readBytes(BlockDevice device, long offset, int length) throws IOException {
     int bs = device.blockSize();
     long first = offset / bs;
     long last = (offset + length - 1) / bs;

@@ -126,6 +126,24 @@ public final class Ext4Superblock {
    *     impossible geometry; each names the device and the byte offset
    */
   public static Ext4Superblock decode(String device, byte[] bytes) throws Ext4FormatException {
+    return decode(device, bytes, true);
+  }
+
+  /**
+   * Decodes the superblock checking everything but its checksum: for a superblock torn by a crash
+   * in the middle of its write, whose fields (each the old or the new value) still locate the
+   * journal that will rewrite it. Callers must not trust it beyond that.
+   */
+  public static Ext4Superblock decodeIgnoringChecksum(String device, byte[] bytes) throws Ext4FormatException {
+    return decode(device, bytes, false);
+  }
+
+  /** Whether the stored checksum matches (true without metadata_csum). */
+  public boolean checksumValid() {
+    return !hasMetadataCsum() || computeChecksum() == checksum();
+  }
+
+  private static Ext4Superblock decode(String device, byte[] bytes, boolean verify) throws Ext4FormatException {
     if (bytes.length != SIZE) {
       throw new IllegalArgumentException("superblock must be " + SIZE + " bytes, got " + bytes.length);
     }
@@ -135,7 +153,7 @@ public final class Ext4Superblock {
           "not an ext4 filesystem (bad superblock magic 0x%04X at byte %d, expected 0x%04X)",
           sb.magic(), OFFSET + MAGIC_AT, MAGIC));
     }
-    if (sb.hasMetadataCsum()) {
+    if (sb.hasMetadataCsum() && verify) {
       if (sb.checksumType() != 1) {
         throw new Ext4FormatException(device, OFFSET + 0x175,
             "superblock checksum type " + sb.checksumType() + " is unknown (1 = crc32c)");
