@@ -54,6 +54,30 @@ class FaultyBlockDeviceTest extends BlockDeviceContract {
   }
 
   @Test
+  void zeroOut_failsAsItsOwnKind_andByAFaultOnWritesToItsBlocks_writingNothing() throws IOException {
+    mem.write(6, pattern(2, 7));
+    FaultyBlockDevice d = new FaultyBlockDevice(mem, Fault.onNthZeroOut(2));
+    d.write(0, pattern(1, 1)); // a write is not a zero-out: it does not count
+    d.zeroOut(0, 1);
+    assertThatThrownBy(() -> d.zeroOut(6, 2)).isInstanceOf(InjectedFaultException.class).hasMessageContaining("zero_out");
+    assertThat(mem.block(6)).as("a failed zero-out changed nothing").isEqualTo(bytes(pattern(1, 7)));
+    d.inject(Fault.onWriteTo(7));
+    assertThatThrownBy(() -> d.zeroOut(7, 1)).isInstanceOf(InjectedFaultException.class);
+    d.zeroOut(6, 1);
+    assertThat(mem.block(6)).containsOnly(0);
+    assertThat(d.injectedCount()).isEqualTo(2);
+  }
+
+  @Test
+  void scatteredWrite_isOneOperationPerContiguousRun() throws IOException {
+    FaultyBlockDevice d = new FaultyBlockDevice(mem, Fault.onNthWrite(2));
+    assertThatThrownBy(() -> d.write(new long[] {1, 2, 9}, new ByteBuffer[] {pattern(1, 1), pattern(1, 2), pattern(1, 3)}))
+        .isInstanceOf(InjectedFaultException.class).hasMessageContaining("block 9");
+    assertThat(mem.block(2)).as("the first run (blocks 1-2) was one write and landed").isEqualTo(bytes(pattern(1, 2)));
+    assertThat(mem.block(9)).containsOnly(0);
+  }
+
+  @Test
   void inject_midRun_countsFromInjection_andHealStops() throws IOException {
     FaultyBlockDevice d = new FaultyBlockDevice(mem);
     d.write(0, pattern(1, 1));

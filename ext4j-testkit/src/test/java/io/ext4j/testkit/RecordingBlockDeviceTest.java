@@ -45,6 +45,25 @@ class RecordingBlockDeviceTest extends BlockDeviceContract {
   }
 
   @Test
+  void zeroOut_isLoggedAsAWriteOfZerosPerBlock_soCrashStatesMayKeepAnySubset() throws IOException {
+    RecordingBlockDevice d = new RecordingBlockDevice("rec", 1024, 16);
+    d.write(3, pattern(3, 5));
+    d.flush();
+    d.zeroOut(3, 2);
+
+    Recording r = d.recording();
+    assertThat(r.events()).hasSize(6);
+    for (int i = 4; i < 6; i++) {
+      assertThat(r.events().get(i)).isInstanceOfSatisfying(Write.class, w -> assertThat(w.data()).containsOnly(0));
+    }
+    assertThat(((Write) r.events().get(4)).block()).isEqualTo(3);
+    assertThat(((Write) r.events().get(5)).block()).isEqualTo(4);
+    assertThat(r.durable().block(3)).as("not flushed: a crash may keep the old contents").isEqualTo(bytes(pattern(1, 5)));
+    assertThat(r.latest().block(4)).containsOnly(0);
+    assertThat(readBlock(d, 5)).isEqualTo(bytes(pattern(3, 5).position(2048)));
+  }
+
+  @Test
   void recording_materializesBaseDurableAndLatestImages() throws IOException {
     MemoryBlockDevice base = new MemoryBlockDevice("base", 1024, 8);
     base.write(0, pattern(1, 9));
