@@ -57,12 +57,13 @@ class Ext4jToKernelJournalTest {
       for (int round = 0; round < 3; round++) {
         try (Handle h = journal.start(fileBlocks)) {
           for (int i = round; i < fileBlocks; i++) {
-            JournalBuffer b = journal.buffer(blocks.get(i));
-            h.getWriteAccess(b);
             byte[] text = ("round " + round + " block " + i + "\n").repeat(blockSize).getBytes(StandardCharsets.US_ASCII);
-            b.data().put(text, 0, blockSize);
+            try (JournalBuffer b = journal.buffer(blocks.get(i))) {
+              h.getWriteAccess(b);
+              b.data().put(text, 0, blockSize);
+              h.dirtyMetadata(b);
+            }
             System.arraycopy(text, 0, expected, i * blockSize, blockSize);
-            h.dirtyMetadata(b);
           }
           h.setSync(true);
         }
@@ -99,10 +100,11 @@ class Ext4jToKernelJournalTest {
       Ext4JournalLocator.setNeedsRecovery(dev, true);
       dev.flush();
       try (Handle h = journal.start(1)) {
-        JournalBuffer b = journal.buffer(block);
-        h.getWriteAccess(b);
-        b.data().put(acknowledged);
-        h.dirtyMetadata(b);
+        try (JournalBuffer b = journal.buffer(block)) {
+          h.getWriteAccess(b);
+          b.data().put(acknowledged);
+          h.dirtyMetadata(b);
+        }
         h.setSync(true);
       }
       journal.abort(new IllegalStateException("simulated file system error"));

@@ -1,6 +1,7 @@
 package io.ext4j.jbd2;
 
 import io.ext4j.block.BlockDevice;
+import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.format.JournalFeature;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.jbd2.internal.JournalEngine;
@@ -28,6 +29,20 @@ import java.util.UUID;
  * tids consecutive. The superblock's {@code s_start}/{@code s_sequence} name the oldest transaction
  * still needed; {@code s_start == 0} means the journal is empty. Where the journal lives (the ext4
  * journal inode's extents, or a contiguous region) is a {@link JournalMap}.
+ *
+ * <h2>Buffers and the block cache</h2>
+ * The journal keeps its buffers in a {@link BlockCache} of the device: the filesystem's, passed to
+ * {@link #open(BlockDevice, JournalMap, JournalOptions, BlockCache)}, so that metadata, file pages and
+ * the journal share one cache; or one of its own ({@link #cache()}). {@link #buffer} and
+ * {@link #newBuffer} return the buffer <em>pinned</em>: each call needs one
+ * {@link JournalBuffer#release()}, after which the reference must not be used. The cache evicts
+ * released buffers, least recently released first, except those the journal still needs (owned by a
+ * running or committing transaction, waiting to be checkpointed, or holding a frozen or committed
+ * image); when it runs over capacity with nothing evictable it wakes the checkpointer, which writes
+ * committed buffers home so that they can go. Whoever writes the device past the cache must
+ * {@linkplain BlockCache#invalidate invalidate} the blocks it wrote (the journal itself does so for
+ * the blocks recovery replays), so that a buffer always holds what the device holds or what the
+ * journal put there since.
  *
  * <h2>Threads and locks</h2>
  * Two private workers: the commit thread and the checkpointer (home writer). Callers' threads start
@@ -74,15 +89,38 @@ public final class Journal implements AutoCloseable {
    * @throws UnsupportedJournalFeatureException if the journal uses a feature ext4j cannot handle
    */
   public static Journal open(BlockDevice device, JournalMap map, JournalOptions options) throws IOException {
+    return openWith(device, map, options, null);
+  }
+
+  /**
+   * {@link #open(BlockDevice, JournalMap, JournalOptions)} keeping the journal's buffers in
+   * {@code cache}, a cache of {@code device} shared with the filesystem (one journal per cache). The
+   * journal adds a pressure listener to it (removed at close) that wakes its checkpointer. Blocks that
+   * recovery replays are invalidated in the cache, so a holder who pinned one of them before this
+   * call keeps a stale copy: open the journal before pinning blocks it may replay.
+   *
+   * @throws IllegalArgumentException if {@code cache} is not a cache of {@code device}
+   * @throws IllegalStateException if a block recovery replays is dirty in the cache
+   */
+  public static Journal open(BlockDevice device, JournalMap map, JournalOptions options, BlockCache cache)
+      throws IOException {
+    return openWith(device, map, options, Objects.requireNonNull(cache, "cache"));
+  }
+
+  private static Journal openWith(BlockDevice device, JournalMap map, JournalOptions options, BlockCache cache)
+      throws IOException {
     Objects.requireNonNull(options, "options");
     if (device.isReadOnly()) {
       throw new io.ext4j.block.ReadOnlyDeviceException(device.name());
     }
+    if (cache != null && cache.device() != device) {
+      throw new IllegalArgumentException("the block cache is of " + cache.device().name() + ", not of " + device.name());
+    }
     JournalSuperblock sb = JournalRecovery.readSuperblock(device, map);
-    RecoveryResult result = Recovery.run(device, map, sb);
+    RecoveryResult result = Recovery.run(device, map, sb, cache == null ? b -> {} : cache::invalidate);
     int nextTid = result.nextTid();
     JournalSuperblock ready = sb.withFeatures(compatFor(sb, options), incompatFor(sb, options), 0).withTail(nextTid, 0);
-    return new Journal(new JournalEngine(device, map, ready, options), result);
+    return new Journal(new JournalEngine(device, map, ready, options, cache), result);
   }
 
   /**
@@ -90,10 +128,21 @@ public final class Journal implements AutoCloseable {
    * its own), then opens it.
    */
   public static Journal create(BlockDevice device, JournalMap map, JournalOptions options) throws IOException {
+    formatNew(device, map);
+    return open(device, map, options);
+  }
+
+  /** {@link #create(BlockDevice, JournalMap, JournalOptions)} with its buffers in {@code cache} (see {@link #open(BlockDevice, JournalMap, JournalOptions, BlockCache)}). */
+  public static Journal create(BlockDevice device, JournalMap map, JournalOptions options, BlockCache cache)
+      throws IOException {
+    formatNew(device, map);
+    return open(device, map, options, cache);
+  }
+
+  private static void formatNew(BlockDevice device, JournalMap map) throws IOException {
     UUID u = UUID.randomUUID();
     byte[] uuid = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits()).array();
     format(device, map, uuid, 1);
-    return open(device, map, options);
   }
 
   /** Writes an empty v2 journal superblock (no features yet; {@link #open} sets them) and flushes. */
@@ -155,14 +204,39 @@ public final class Journal implements AutoCloseable {
     return engine.start(credits, revokeRecords);
   }
 
-  /** The cached buffer of home block {@code block}, read from the device on first use. */
+  /**
+   * The buffer of home block {@code block}, pinned ({@link JournalBuffer#release()} once when done),
+   * read from the device if it is not cached: it holds what the device holds, or what the journal
+   * put there since.
+   *
+   * @throws io.ext4j.block.BlockOutOfRangeException if the block is outside the device
+   * @throws IOException if the read fails
+   */
   public JournalBuffer buffer(long block) throws IOException {
     return engine.buffer(block);
   }
 
-  /** The cached buffer of {@code block} for create access: zero-filled, not read, when not cached. */
+  /**
+   * The buffer of {@code block} for create access, pinned ({@link JournalBuffer#release()} once),
+   * not read from the device. Its contents are zeros when the block carries no journal state — no
+   * running or committing transaction owns it, it waits for no checkpoint, and it has no frozen or
+   * committed image — whatever the cache held before. Otherwise they are the contents the journal
+   * holds for it, which must not be zeroed behind a committing transaction's back: the caller gets
+   * create access and then writes every byte it needs (as ext4 clears a new block after
+   * {@code get_create_access}). The caller must own the block (just allocated it): nobody else may
+   * be using it.
+   */
   public JournalBuffer newBuffer(long block) throws IOException {
     return engine.newBuffer(block);
+  }
+
+  /**
+   * The block cache holding the journal's buffers: the one given to {@code open}/{@code create}, or
+   * the journal's own (about one block per log block, at most 32 MiB). Invalidate in it every block
+   * written to the device past the cache.
+   */
+  public BlockCache cache() {
+    return engine.cache();
   }
 
   /** Whether transaction {@code tid} is committed (durable). Lock-free by default. */

@@ -67,10 +67,11 @@ class JournalAbortTest {
 
     Handle h = j.start(1);
     int failedTid = h.tid();
-    JournalBuffer a = j.buffer(A);
-    h.getWriteAccess(a);
-    a.data().put(image(2, 0, A, false));
-    h.dirtyMetadata(a);
+    try (JournalBuffer a = j.buffer(A)) {
+      h.getWriteAccess(a);
+      a.data().put(image(2, 0, A, false));
+      h.dirtyMetadata(a);
+    }
     h.setSync(true);
     Throwable stop = catchThrowable(h::stop);
 

@@ -103,6 +103,7 @@ class JournalApiTest {
       outer.getWriteAccess(a); // still usable after the inner stop
       a.data().put(0, (byte) 7);
       outer.dirtyMetadata(a);
+      a.release();
       outer.stop();
       assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
       Handle next = j.start(1);
@@ -116,15 +117,19 @@ class JournalApiTest {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle h = j.start(2);
       for (long block : new long[] {A, B}) {
-        JournalBuffer b = j.buffer(block);
-        h.getWriteAccess(b);
-        h.dirtyMetadata(b);
+        try (JournalBuffer b = j.buffer(block)) {
+          h.getWriteAccess(b);
+          h.dirtyMetadata(b);
+        }
       }
-      h.dirtyMetadata(j.buffer(A)); // the same buffer again costs nothing
+      try (JournalBuffer again = j.buffer(A)) {
+        h.dirtyMetadata(again); // the same buffer again costs nothing
+      }
       assertThat(h.credits()).isZero();
-      JournalBuffer c = j.buffer(C);
-      h.getWriteAccess(c);
-      assertThatThrownBy(() -> h.dirtyMetadata(c)).isInstanceOf(IllegalStateException.class);
+      try (JournalBuffer c = j.buffer(C)) {
+        h.getWriteAccess(c);
+        assertThatThrownBy(() -> h.dirtyMetadata(c)).isInstanceOf(IllegalStateException.class);
+      }
       h.stop();
     }
   }
@@ -159,6 +164,7 @@ class JournalApiTest {
       h.getWriteAccess(a);
       a.data().put(image(1, 1, A, false));
       h.dirtyMetadata(a);
+      a.release();
       int first = h.tid();
       h.restart(2);
       int second = h.tid();
@@ -181,10 +187,12 @@ class JournalApiTest {
       h.dirtyMetadata(a);
       assertThat(h.credits()).isZero();
       h.forget(a);
+      a.release();
       assertThat(h.credits()).isEqualTo(1);
-      JournalBuffer b = j.buffer(B);
-      h.getWriteAccess(b);
-      h.dirtyMetadata(b);
+      try (JournalBuffer b = j.buffer(B)) {
+        h.getWriteAccess(b);
+        h.dirtyMetadata(b);
+      }
       h.stop();
     }
   }
@@ -236,6 +244,7 @@ class JournalApiTest {
     h.getWriteAccess(a);
     a.data().put(reused);
     h.dirtyMetadata(a);
+    a.release();
     h.setSync(true);
     h.stop();
     j.closeWithoutCheckpoint();
@@ -254,6 +263,7 @@ class JournalApiTest {
     h.getCreateAccess(a);
     a.data().put(reused);
     h.dirtyMetadata(a);
+    a.release();
     h.setSync(true);
     h.stop();
     j.closeWithoutCheckpoint();
@@ -272,6 +282,7 @@ class JournalApiTest {
       h.getCreateAccess(a);
       a.data().put(reused);
       h.dirtyMetadata(a);
+      a.release();
       h.setSync(true);
       h.stop();
     }
@@ -314,6 +325,7 @@ class JournalApiTest {
     h2.getWriteAccess(a);
     a.data().put(reused);
     h2.dirtyMetadata(a);
+    a.release();
     int second = h2.tid();
     h2.stop();
     release.countDown();
@@ -346,6 +358,7 @@ class JournalApiTest {
       h.stop();
       ByteBuffer after = a.committedData();
       assertThat(after == null ? changed : bytes(after)).as("after the commit, nothing older than what committed").isEqualTo(changed);
+      a.release();
     }
   }
 
@@ -366,6 +379,7 @@ class JournalApiTest {
         JournalFixtures.writeBlock(j, B, image(4, i, B, i % 2 == 0), true);
       }
       assertThat(bytes(a.committedData())).isEqualTo(first);
+      a.release();
     }
   }
 
@@ -376,6 +390,7 @@ class JournalApiTest {
       JournalBuffer b = j.buffer(B);
       h.getWriteAccess(b);
       assertThat(b.committedData()).isNull();
+      b.release();
       h.stop();
     }
   }
@@ -400,6 +415,7 @@ class JournalApiTest {
       h.getWriteAccess(a);
       a.data().put(image(1, 1, A, false));
       h.dirtyMetadata(a);
+      a.release();
       h.addOrderedData(() -> rec.write(dataBlock, ByteBuffer.wrap(image(9, 9, dataBlock, false))));
       h.setSync(true);
       h.stop();

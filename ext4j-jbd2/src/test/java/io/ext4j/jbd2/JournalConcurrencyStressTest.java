@@ -94,6 +94,8 @@ class JournalConcurrencyStressTest {
             } finally {
               pairLocks[p].unlock();
             }
+            ba.release();
+            bb.release();
             int tid = h.tid();
             seenTids.add(tid);
             boolean sync = r.nextInt(4) == 0;
@@ -232,6 +234,7 @@ class JournalConcurrencyStressTest {
               } finally {
                 lock.unlock();
               }
+              buf.release();
               h.setSync(r.nextInt(8) == 0);
               h.stop();
             }

@@ -71,10 +71,11 @@ final class JournalFixtures {
   static int writeBlock(Journal j, long block, byte[] image, boolean sync) throws IOException {
     Handle h = j.start(1);
     int tid = h.tid();
-    JournalBuffer b = j.buffer(block);
-    h.getWriteAccess(b);
-    b.data().put(image);
-    h.dirtyMetadata(b);
+    try (JournalBuffer b = j.buffer(block)) {
+      h.getWriteAccess(b);
+      b.data().put(image);
+      h.dirtyMetadata(b);
+    }
     h.setSync(sync);
     h.stop();
     return tid;

@@ -25,10 +25,11 @@ class JournalInterruptTest {
       Thread.currentThread().interrupt();
       try {
         Handle h = j.start(1);
-        JournalBuffer b = j.buffer(100);
-        h.getWriteAccess(b);
-        b.data().put(0, (byte) 7);
-        h.dirtyMetadata(b);
+        try (JournalBuffer b = j.buffer(100)) {
+          h.getWriteAccess(b);
+          b.data().put(0, (byte) 7);
+          h.dirtyMetadata(b);
+        }
         h.setSync(true);
         tid = h.tid();
         h.stop();
@@ -46,9 +47,10 @@ class JournalInterruptTest {
   void waitCommit_byAnInterruptedThread_returnsOnceCommittedAndKeepsTheInterrupt() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("interrupt-wait"), JournalFixtures.MAP, JournalApiTest.quiet())) {
       Handle h = j.start(1);
-      JournalBuffer b = j.buffer(101);
-      h.getWriteAccess(b);
-      h.dirtyMetadata(b);
+      try (JournalBuffer b = j.buffer(101)) {
+        h.getWriteAccess(b);
+        h.dirtyMetadata(b);
+      }
       int tid = h.tid();
       h.stop();
       Thread.currentThread().interrupt();

@@ -7,15 +7,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes committed buffers to their home blocks and moves the log tail past transactions that no
- * longer need the log: in the background (the home writer: every checkpoint interval, and after a
- * commit that leaves the log more than a quarter full), on demand when a handle cannot get log
- * space, and completely on a clean close.
+ * longer need the log: in the background (the home writer: every checkpoint interval, after a
+ * commit that leaves the log more than a quarter full, and when the block cache is over capacity
+ * with nothing evictable — checkpointed blocks become evictable), on demand when a handle cannot get
+ * log space, and completely on a clean close. One checkpoint round's home writes go to the device
+ * as one scattered write, sorted by block.
  *
  * <h2>Durability</h2>
  * Home writes are flushed before the tail moves past them; the superblock with the new tail is then
@@ -30,10 +30,15 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Checkpointer {
   private final JournalEngine e;
-  private final ReentrantLock wakeLock = new ReentrantLock();
-  private final Condition wakeUp = wakeLock.newCondition();
-  private boolean wakeRequested; // wakeLock
-  private boolean stopped; // wakeLock
+  /**
+   * Wake-ups never block the waker (the cache's pressure listener runs in threads that may hold
+   * filesystem locks): a volatile flag and an unpark. The worker clears the flag before each round
+   * and re-reads it before parking, and an unpark before the park makes the park return at once, so
+   * no wake-up is lost.
+   */
+  private volatile boolean wakeRequested; // set by wakers, cleared by the worker
+  private volatile boolean stopped; // set once by stop()
+  private volatile Thread worker; // the home writer's thread, set when it starts
 
   Checkpointer(JournalEngine engine) {
     this.e = engine;
@@ -51,23 +56,17 @@ final class Checkpointer {
   }
 
   private void serve() {
+    worker = Thread.currentThread();
     while (true) {
-      wakeLock.lock();
-      try {
-        if (!wakeRequested && !stopped) {
-          try {
-            wakeUp.await(e.options.checkpointInterval().toNanos(), TimeUnit.NANOSECONDS);
-          } catch (InterruptedException ignored) {
-            Thread.interrupted(); // never interrupted by ext4j; keep serving
-          }
-        }
-        if (stopped) {
-          return;
-        }
-        wakeRequested = false;
-      } finally {
-        wakeLock.unlock();
+      long deadline = System.nanoTime() + e.options.checkpointInterval().toNanos();
+      for (long left; !wakeRequested && !stopped && (left = deadline - System.nanoTime()) > 0; ) {
+        LockSupport.parkNanos(this, left);
+        Thread.interrupted(); // never interrupted by ext4j; keep serving (and do not spin on a stray interrupt)
       }
+      if (stopped) {
+        return;
+      }
+      wakeRequested = false;
       if (e.isAborted()) {
         return;
       }
@@ -88,23 +87,20 @@ final class Checkpointer {
     }
   }
 
+  /** Asks the home writer for a round now. Never blocks. */
   void wake() {
-    wakeLock.lock();
-    try {
-      wakeRequested = true;
-      wakeUp.signal();
-    } finally {
-      wakeLock.unlock();
+    wakeRequested = true; // volatile: before the unpark
+    Thread w = worker;
+    if (w != null) {
+      LockSupport.unpark(w);
     }
   }
 
   void stop() {
-    wakeLock.lock();
-    try {
-      stopped = true;
-      wakeUp.signal();
-    } finally {
-      wakeLock.unlock();
+    stopped = true;
+    Thread w = worker;
+    if (w != null) {
+      LockSupport.unpark(w);
     }
   }
 
@@ -314,9 +310,13 @@ final class Checkpointer {
       return false;
     }
     written.sort(Comparator.comparingLong(w -> w.buffer().block));
-    for (HomeWrite w : written) {
-      e.device.write(w.buffer().block, ByteBuffer.wrap(w.image()));
+    long[] blocks = new long[written.size()];
+    ByteBuffer[] images = new ByteBuffer[written.size()];
+    for (int i = 0; i < blocks.length; i++) {
+      blocks[i] = written.get(i).buffer().block;
+      images[i] = ByteBuffer.wrap(written.get(i).image());
     }
+    e.device.write(blocks, images); // one call; contiguous runs become vectored writes
     e.flushDevice();
     e.stats.homeWrites.add(written.size());
     e.stats.checkpointRounds.increment();

@@ -43,17 +43,17 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void getWriteAccess(JournalBuffer buffer) throws JournalException {
-    access(BufferCache.cast(buffer), false, false);
+    access(engine.buffers.cast(buffer), false, false);
   }
 
   @Override
   public void getCreateAccess(JournalBuffer buffer) throws JournalException {
-    access(BufferCache.cast(buffer), false, true);
+    access(engine.buffers.cast(buffer), false, true);
   }
 
   @Override
   public void getUndoAccess(JournalBuffer buffer) throws JournalException {
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
     access(b, true, false);
     synchronized (b) {
       if (b.committedData == null) {
@@ -83,6 +83,7 @@ public final class HandleImpl implements Handle {
         return;
       }
     }
+    checkPinned(b);
     synchronized (b) {
       if (b.transaction == t || b.nextTransaction == t) {
         // Already t's. If t forgot it, it is being reused: dirtyMetadata files it again.
@@ -122,7 +123,7 @@ public final class HandleImpl implements Handle {
   @Override
   public void dirtyMetadata(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
     Transaction t = transaction;
     if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
       return; // acquire read of the pointer first, then modified: both were set by t's writers
@@ -162,7 +163,8 @@ public final class HandleImpl implements Handle {
   @Override
   public void forget(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
+    checkPinned(b);
     Transaction t = transaction;
     synchronized (b) {
       if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
@@ -218,9 +220,13 @@ public final class HandleImpl implements Handle {
     revokeRecordsLeft--;
     revokesUsed++;
     transaction.addRevoke(block);
-    BufferHead b = engine.cache.cached(block);
+    BufferHead b = peekPinned(block); // pinned while it works: forget may attach state
     if (b != null) {
-      forget(b);
+      try {
+        forget(b);
+      } finally {
+        b.release();
+      }
     }
   }
 
@@ -294,6 +300,25 @@ public final class HandleImpl implements Handle {
       engine.commits.commitNowOrWait(t.tid, true, queued);
     } else {
       engine.checkNotAborted();
+    }
+  }
+
+  /** The cached buffer of {@code block}, pinned, or null when it is not cached. */
+  private BufferHead peekPinned(long block) {
+    try {
+      return engine.buffers.peek(block);
+    } catch (java.io.IOException e) {
+      return null; // a read of it failed in another thread: it is not cached, so there is nothing to forget
+    }
+  }
+
+  /**
+   * Journal state goes only on pinned blocks (see {@link BufferHead}): an unpinned one may be evicted
+   * at any moment, taking the state with it. A caller that released its buffer must get it again.
+   */
+  private static void checkPinned(BufferHead b) {
+    if (!b.cached.isPinned()) {
+      throw new IllegalStateException(b + " is used after its release(): get it again with Journal.buffer");
     }
   }
 

@@ -1,6 +1,7 @@
 package io.ext4j.jbd2.internal;
 
 import io.ext4j.block.BlockDevice;
+import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.BatchContext;
 import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.JournalException;
@@ -78,7 +79,8 @@ public final class JournalEngine {
   volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2)
   private volatile Throwable abortCause; // first failure wins, under stateLock
 
-  final BufferCache cache;
+  final JournalBuffers buffers;
+  private final Runnable onCachePressure; // registered with the cache while the engine runs
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
   final StatsCollector stats;
   final CommitProcess commitProcess;
@@ -93,8 +95,11 @@ public final class JournalEngine {
    * @param sb the superblock as it should stand: clean ({@code s_start == 0}), with the features
    *     this engine will write, {@code s_sequence} the first tid to use; it is written and flushed
    *     before this constructor returns
+   * @param cache the block cache of {@code device} the engine keeps its buffers in, or null for one
+   *     of its own ({@link JournalBuffers#ownCache})
    */
-  public JournalEngine(BlockDevice device, JournalMap map, JournalSuperblock sb, JournalOptions options) throws IOException {
+  public JournalEngine(BlockDevice device, JournalMap map, JournalSuperblock sb, JournalOptions options, BlockCache cache)
+      throws IOException {
     this.device = device;
     this.map = map;
     this.options = options;
@@ -114,7 +119,11 @@ public final class JournalEngine {
     this.commits = new CommitWaits(this, nextTid - 1, options.commitWakeup());
     this.tailSequence = nextTid;
     this.stats = new StatsCollector(maxTransactionBuffers);
-    this.cache = new BufferCache(device);
+    if (cache != null && cache.device() != device) {
+      throw new IllegalArgumentException("the block cache is of " + cache.device().name() + ", not of the journal's device "
+          + device.name());
+    }
+    this.buffers = new JournalBuffers(cache != null ? cache : JournalBuffers.ownCache(device, log.size()));
     this.superblock = sb;
     writeSuperblock(sb);
     flushDevice();
@@ -125,6 +134,8 @@ public final class JournalEngine {
     this.checkpointThread = Thread.ofPlatform().name("ext4j-jbd2-checkpoint-" + device.name()).daemon().unstarted(checkpointer::run);
     commitThread.start();
     checkpointThread.start();
+    this.onCachePressure = checkpointer::wake; // non-blocking: a volatile write and an unpark
+    buffers.cache().addPressureListener(onCachePressure);
   }
 
   // ---------------------------------------------------------------- handles
@@ -332,14 +343,19 @@ public final class JournalEngine {
 
   // ---------------------------------------------------------------- buffers
 
-  /** The cached buffer of {@code block}, read from the device on first use. */
+  /** The buffer of {@code block}, pinned, read from the device if not cached. */
   public BufferHead buffer(long block) throws IOException {
-    return cache.read(block);
+    return buffers.get(block);
   }
 
-  /** The cached buffer of {@code block}, zero-filled and not read if not cached. */
+  /** The buffer of {@code block}, pinned, not read; zero-filled unless it carries journal state. */
   public BufferHead newBuffer(long block) throws IOException {
-    return cache.create(block);
+    return buffers.getNew(block);
+  }
+
+  /** The block cache the buffers live in. */
+  public BlockCache cache() {
+    return buffers.cache();
   }
 
   // ---------------------------------------------------------------- I/O helpers
@@ -493,6 +509,7 @@ public final class JournalEngine {
     checkpointer.stop();
     joinQuietly(commitThread);
     joinQuietly(checkpointThread);
+    buffers.cache().removePressureListener(onCachePressure);
     if (failure != null) {
       throw failure;
     }
