@@ -66,8 +66,17 @@ public interface Handle extends AutoCloseable {
   /** Makes {@link #stop()} wait until the transaction is durable (O_SYNC behaviour). */
   void setSync(boolean sync);
 
-  /** Data that must reach the device before this transaction's commit block (data=ordered). */
-  void addOrderedData(OrderedData data);
+  /**
+   * Records that blocks {@code [first, first + count)} of {@code owner}'s data (in its own
+   * numbering) must reach the device before this transaction's commit block (data=ordered); merged
+   * with the owner's other ranges in the transaction. See {@link OrderedData} for when and on which
+   * thread the commit writes them, and what the owner must never do there.
+   *
+   * @throws IllegalStateException if the handle was stopped
+   * @throws UnsupportedOperationException with async commit, which cannot order data
+   * @throws IllegalArgumentException if the range is not positive
+   */
+  void addOrderedData(OrderedData owner, long first, long count);
 
   /** Ends the handle (or one nesting level). See Durability. */
   void stop() throws JournalException;

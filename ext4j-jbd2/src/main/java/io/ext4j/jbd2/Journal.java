@@ -239,6 +239,20 @@ public final class Journal implements AutoCloseable {
     return engine.cache();
   }
 
+  /**
+   * The filesystem shrinks {@code owner} to {@code fromBlock} blocks: drops the owner's ordered ranges
+   * at or past it from the running transaction, and waits until the committing transaction has
+   * committed if it still has ranges there (its metadata maps those blocks, so their data must be
+   * written first; afterwards the caller may drop that data). Safe to call while holding a handle and
+   * the owner's locks. Ranges of the running transaction are not waited for: the caller's own
+   * truncate, in that transaction, unmaps them.
+   *
+   * @throws JournalAbortedException if the journal aborted while waiting
+   */
+  public void cancelOrderedData(OrderedData owner, long fromBlock) throws JournalException {
+    engine.cancelOrderedData(owner, fromBlock);
+  }
+
   /** Whether transaction {@code tid} is committed (durable). Lock-free by default. */
   public boolean isCommitted(int tid) {
     return engine.isCommitted(tid);

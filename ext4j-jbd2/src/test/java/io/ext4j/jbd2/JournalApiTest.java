@@ -7,11 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.block.MemoryBlockDevice;
-import io.ext4j.jbd2.format.JournalHeader;
-import io.ext4j.testkit.RecordingBlockDevice;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The journal's API contract, one behaviour per test: handles and nesting, credits, extend and
- * restart, forget and revoke, undo access, ordered data, commit queries, tid wraparound, and what
+ * restart, forget and revoke, undo access, commit queries, tid wraparound, and what
  * close and closeWithoutCheckpoint leave on disk.
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -302,14 +299,7 @@ class JournalApiTest {
     a.data().put(image(1, 1, A, false));
     h1.dirtyMetadata(a);
     int first = h1.tid();
-    h1.addOrderedData(() -> { // holds the commit of `first` after it stopped taking handles
-      committing.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the commit of `first` after it stopped taking handles
     h1.stop();
     CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
       try {
@@ -399,58 +389,6 @@ class JournalApiTest {
     byte[] out = new byte[b.remaining()];
     b.duplicate().get(out);
     return out;
-  }
-
-  // ---------------------------------------------------------------- ordered data
-
-  @Test
-  void orderedData_isWrittenBeforeTheFlushThatPrecedesTheCommitBlock() throws Exception {
-    MemoryBlockDevice base = JournalFixtures.device("ordered");
-    Journal.format(base, MAP, JournalFixtures.uuid(1), 1);
-    RecordingBlockDevice rec = new RecordingBlockDevice(base);
-    long dataBlock = 500;
-    try (Journal j = Journal.open(rec, MAP, quiet())) {
-      Handle h = j.start(1);
-      JournalBuffer a = j.buffer(A);
-      h.getWriteAccess(a);
-      a.data().put(image(1, 1, A, false));
-      h.dirtyMetadata(a);
-      a.release();
-      h.addOrderedData(() -> rec.write(dataBlock, ByteBuffer.wrap(image(9, 9, dataBlock, false))));
-      h.setSync(true);
-      h.stop();
-    }
-    List<RecordingBlockDevice.Event> events = rec.recording().events();
-    long dataSeq = -1;
-    long commitSeq = -1;
-    for (RecordingBlockDevice.Event e : events) {
-      if (e instanceof RecordingBlockDevice.Write w) {
-        if (w.block() == dataBlock && dataSeq < 0) {
-          dataSeq = w.seq();
-        }
-        ByteBuffer bb = ByteBuffer.wrap(w.bytes());
-        if (w.block() > MAP.deviceBlock(0) && bb.getInt(0) == JournalHeader.MAGIC
-            && bb.getInt(4) == JournalHeader.TYPE_COMMIT && commitSeq < 0) {
-          commitSeq = w.seq();
-        }
-      }
-    }
-    assertThat(dataSeq).as("ordered data written").isNotNegative();
-    assertThat(commitSeq).as("commit block written").isGreaterThan(dataSeq);
-    long from = dataSeq;
-    long to = commitSeq;
-    assertThat(events.subList((int) from, (int) to)).as("a flush between the ordered data and the commit block")
-        .anyMatch(e -> e instanceof RecordingBlockDevice.Flush);
-  }
-
-  @Test
-  void asyncCommit_refusesOrderedData() throws Exception {
-    JournalOptions async = quiet().toBuilder().asyncCommit(true).build();
-    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, async)) {
-      Handle h = j.start(1);
-      assertThatThrownBy(() -> h.addOrderedData(() -> {})).isInstanceOf(UnsupportedOperationException.class);
-      h.stop();
-    }
   }
 
   // ---------------------------------------------------------------- commit queries and tids

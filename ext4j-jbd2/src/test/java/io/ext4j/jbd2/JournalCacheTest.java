@@ -248,14 +248,7 @@ class JournalCacheTest {
       h1.dirtyMetadata(a);
     }
     int tid1 = h1.tid();
-    h1.addOrderedData(() -> { // holds tid1's commit before its log writes
-      committing.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds tid1's commit before its log writes
     h1.stop();
     CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
       try {

@@ -7,7 +7,9 @@ import io.ext4j.jbd2.format.JournalHeader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Shared geometry and helpers for the journal tests: a 2048-block device of 1 KiB whose upper half
@@ -65,6 +67,28 @@ final class JournalFixtures {
 
   static JournalSuperblock superblock(BlockDevice d) throws IOException {
     return JournalRecovery.readSuperblock(d, MAP);
+  }
+
+  /**
+   * An ordered-data owner whose submit says it started ({@code started}) and then holds the commit
+   * until {@code release} opens: a commit stopped after it took its transaction off the running
+   * slot (FLUSH) and before it copied any buffer.
+   */
+  static OrderedData blockingOwner(CountDownLatch started, CountDownLatch release) {
+    return new OrderedData() {
+      @Override
+      public void submit(List<OrderedData.Range> ranges) {
+        started.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+
+      @Override
+      public void await() {}
+    };
   }
 
   /** Starts a handle, writes {@code image} into {@code block} through it, and stops it (sync or not); returns the tid. */

@@ -23,7 +23,9 @@ import java.util.List;
  * write; or (async commit) the commit block is written with the log blocks and one flush follows,
  * relying on checksums to expose a commit block that landed without its transaction. Only after
  * that final flush returns is the tid published as committed and its waiters released. Ordered data
- * is written before the first flush, so it is durable before the commit block can be.
+ * is submitted at FLUSH, overlaps the log writes, and is awaited before the first flush, so it is
+ * durable before the commit block can be (see {@link io.ext4j.jbd2.OrderedData} for the contract its
+ * owners keep: no filesystem locks, no handles, no journal waits).
  *
  * <h2>Frozen images</h2>
  * Commit copies each buffer's image under the buffer's monitor and marks it LOGGED; a newer
@@ -162,8 +164,10 @@ final class CommitProcess {
       e.checkpointMutex.unlock();
     }
 
-    for (OrderedData d : t.ordered) {
-      d.writeOut();
+    // Ordered data: start every owner's writes now, wait for them after the log writes (below).
+    java.util.Map<OrderedData, List<OrderedData.Range>> ordered = t.orderedSnapshot();
+    for (java.util.Map.Entry<OrderedData, List<OrderedData.Range>> o : ordered.entrySet()) {
+      o.getKey().submit(o.getValue());
     }
     long commitAt = e.options.clock().nanoTime();
     t.state = TransactionState.COMMIT;
@@ -216,12 +220,15 @@ final class CommitProcess {
     images[at++] = CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano(), block());
     assert at == total;
 
-    if (e.options.asyncCommit()) {
+    if (e.options.asyncCommit()) { // no ordered data: refused with async commit
       e.writeLog(where, images, total); // the commit block goes with the rest, in one vectored write when contiguous
       t.state = TransactionState.COMMIT_JFLUSH;
       e.flushDevice();
     } else {
       e.writeLog(where, images, total - 1);
+      for (OrderedData owner : ordered.keySet()) {
+        owner.await(); // its data is on the device before the flush below, which precedes the commit block
+      }
       t.state = TransactionState.COMMIT_JFLUSH;
       e.flushDevice();
       e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);

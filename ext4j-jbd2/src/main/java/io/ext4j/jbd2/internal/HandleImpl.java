@@ -269,12 +269,17 @@ public final class HandleImpl implements Handle {
   }
 
   @Override
-  public void addOrderedData(OrderedData data) {
+  public void addOrderedData(OrderedData owner, long first, long count) {
+    if (stopped) {
+      throw new IllegalStateException("addOrderedData on a stopped handle: its transaction may have committed already");
+    }
     if (engine.options.asyncCommit()) {
       throw new UnsupportedOperationException("ordered data is refused with async commit: the commit block could"
           + " become durable before the data it depends on");
     }
-    transaction.ordered.add(data);
+    java.util.Objects.requireNonNull(owner, "owner");
+    new OrderedData.Range(first, count); // validates
+    transaction.addOrdered(owner, first, count); // attached: the transaction has not reached FLUSH
   }
 
   @Override

@@ -264,6 +264,50 @@ public final class JournalEngine {
     }
   }
 
+  /**
+   * Drops {@code owner}'s ordered ranges at or past block {@code from} from the running transaction
+   * (the filesystem is truncating: that data will not be written), and, if the committing
+   * transaction has ranges of the owner there, waits until it has committed — its metadata still
+   * maps those blocks, so its data must be written; afterwards the caller may drop it. Deadlock-free
+   * even when the caller holds a handle and inode locks: the committing transaction waits for no
+   * handle, and its ordered data takes no filesystem lock ({@link io.ext4j.jbd2.OrderedData}).
+   */
+  public void cancelOrderedData(io.ext4j.jbd2.OrderedData owner, long from) throws JournalException {
+    java.util.Objects.requireNonNull(owner, "owner");
+    Transaction wait = null;
+    stateLock.lock();
+    try {
+      // Under the state lock a running transaction has not reached FLUSH, where its commit reads the
+      // map: the trim happens before that read.
+      Transaction r = running;
+      if (r != null) {
+        synchronized (r.ordered) {
+          OrderedRanges ranges = r.ordered.get(owner);
+          if (ranges != null) {
+            ranges.trimFrom(from);
+            if (ranges.isEmpty()) {
+              r.ordered.remove(owner);
+            }
+          }
+        }
+      }
+      Transaction c = committing;
+      if (c != null) {
+        synchronized (c.ordered) {
+          OrderedRanges ranges = c.ordered.get(owner);
+          if (ranges != null && ranges.reaches(from)) {
+            wait = c;
+          }
+        }
+      }
+    } finally {
+      stateLock.unlock();
+    }
+    if (wait != null) {
+      commits.waitCommit(wait.tid);
+    }
+  }
+
   /** A context for batching policies over the transaction {@code t}. */
   BatchContext batchContext(Transaction t) {
     return new EngineBatchContext(this, t);
