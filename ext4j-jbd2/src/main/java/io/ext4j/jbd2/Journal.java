@@ -258,6 +258,40 @@ public final class Journal implements AutoCloseable {
     return engine.isCommitted(tid);
   }
 
+  /**
+   * The tid of the last committed (durable) transaction: one volatile read, no lock. Before the first
+   * commit it is the tid before the first this journal hands out.
+   */
+  public int lastCommittedTid() {
+    return engine.lastCommittedTid();
+  }
+
+  /**
+   * Whether the commit of {@code tid} still has ahead of it a device flush that covers every write
+   * completed before this call (jbd2's {@code jbd2_trans_will_send_data_barrier}): true while
+   * {@code tid} runs (its commit will flush), while it commits and has not begun writing its commit
+   * block, and for a tid not yet started; false once it is committed, or once its commit block is
+   * being written (its last flush may have begun before the caller's write). ext4's fsync writes the
+   * file's data, asks this, waits with {@link #completeTransaction}, and flushes the device itself
+   * only if the answer was false.
+   */
+  public boolean commitWillFlush(int tid) {
+    return engine.commitWillFlush(tid);
+  }
+
+  /**
+   * Adds a listener told about each commit, in tid order, on the committing thread; see
+   * {@link CommitListener} for what it must not do.
+   */
+  public void addCommitListener(CommitListener listener) {
+    engine.addCommitListener(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener {@link #addCommitListener} added; does nothing if absent. */
+  public void removeCommitListener(CommitListener listener) {
+    engine.removeCommitListener(listener);
+  }
+
   /** Waits until {@code tid} has committed. */
   public void waitCommit(int tid) throws JournalException {
     engine.waitCommit(tid);

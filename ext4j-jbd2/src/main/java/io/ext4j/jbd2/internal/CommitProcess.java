@@ -112,7 +112,7 @@ final class CommitProcess {
     try {
       Transaction r = e.running;
       long now = e.options.clock().nanoTime();
-      if (r != null && r.state == TransactionState.RUNNING
+      if (r != null && r.state() == TransactionState.RUNNING
           && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
         e.commitRequest = r.tid;
         return r;
@@ -132,16 +132,16 @@ final class CommitProcess {
     long switchedAt;
     e.stateLock.lock();
     try {
-      t.state = TransactionState.LOCKED;
+      e.advanceLocked(t, TransactionState.LOCKED);
       lockedAt = e.options.clock().nanoTime();
       while (t.updates > 0) {
         JournalEngine.awaitUninterruptibly(e.updatesDone);
       }
       e.checkNotAborted();
-      t.state = TransactionState.SWITCH;
+      e.advanceLocked(t, TransactionState.SWITCH);
       switchedAt = e.options.clock().nanoTime();
       releaseReserved(t);
-      t.state = TransactionState.FLUSH;
+      e.advanceLocked(t, TransactionState.FLUSH);
       e.committing = t;
       e.running = null;
       t.logStart = e.log.head;
@@ -170,7 +170,7 @@ final class CommitProcess {
       o.getKey().submit(o.getValue());
     }
     long commitAt = e.options.clock().nanoTime();
-    t.state = TransactionState.COMMIT;
+    e.advance(t, TransactionState.COMMIT);
 
     List<BufferHead> buffers;
     e.listLock.lock();
@@ -222,15 +222,16 @@ final class CommitProcess {
 
     if (e.options.asyncCommit()) { // no ordered data: refused with async commit
       e.writeLog(where, images, total); // the commit block goes with the rest, in one vectored write when contiguous
-      t.state = TransactionState.COMMIT_JFLUSH;
+      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the one flush: it covers only what was written before it began
       e.flushDevice();
     } else {
       e.writeLog(where, images, total - 1);
       for (OrderedData owner : ordered.keySet()) {
         owner.await(); // its data is on the device before the flush below, which precedes the commit block
       }
-      t.state = TransactionState.COMMIT_JFLUSH;
+      e.advance(t, TransactionState.COMMIT_DFLUSH);
       e.flushDevice();
+      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the last flush begins (commitWillFlush)
       e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
       e.flushDevice();
     }
@@ -302,7 +303,7 @@ final class CommitProcess {
     long doneAt;
     e.stateLock.lock();
     try {
-      t.state = TransactionState.COMMIT_CALLBACK;
+      e.advanceLocked(t, TransactionState.COMMIT_CALLBACK);
       e.committing = null;
       t.reserve = 0;
       doneAt = e.options.clock().nanoTime();
@@ -316,7 +317,10 @@ final class CommitProcess {
       e.stateLock.unlock();
     }
     e.commits.wake(t);
-    t.state = TransactionState.FINISHED;
+    for (io.ext4j.jbd2.CommitListener l : e.commitListeners) {
+      l.committed(t.tid); // in tid order: commits are serial (commit mutex); a throw aborts the journal
+    }
+    e.advance(t, TransactionState.FINISHED);
     e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();
   }

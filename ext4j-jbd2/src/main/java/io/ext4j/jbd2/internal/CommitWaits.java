@@ -83,6 +83,11 @@ final class CommitWaits {
         || Math.max(t.handleCount, e.previousCommitHandles) < FUTEX_MIN_GROUP;
   }
 
+  /** The tid of the last committed transaction: a volatile read, no lock. */
+  int lastCommitted() {
+    return commitSequence; // volatile read: pairs with the release in publish
+  }
+
   /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
   boolean isCommitted(int tid) {
     if (e.options.committedCheck() == CommittedCheck.LOCK_FREE) {

@@ -94,7 +94,7 @@ final class EngineBatchContext implements BatchContext {
           long now = nanoTime();
           long quietEnd = transaction.lastJoinNanos + quietNanos;
           if (count >= target || now - deadlineNanos >= 0 || now - quietEnd >= 0 || engine.isAborted()
-              || transaction.state != TransactionState.RUNNING) {
+              || transaction.state() != TransactionState.RUNNING) {
             return count;
           }
           long wait = Math.min(deadlineNanos, quietEnd) - now;

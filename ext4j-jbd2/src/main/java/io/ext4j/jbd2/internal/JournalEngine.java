@@ -82,6 +82,9 @@ public final class JournalEngine {
   final JournalBuffers buffers;
   private final Runnable onCachePressure; // registered with the cache while the engine runs
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
+  /** Called by the committer after each publish, in tid order (see {@link io.ext4j.jbd2.CommitListener}). */
+  final java.util.concurrent.CopyOnWriteArrayList<io.ext4j.jbd2.CommitListener> commitListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   final StatsCollector stats;
   final CommitProcess commitProcess;
   final CommitWaits commits;
@@ -181,7 +184,7 @@ public final class JournalEngine {
           // a lone writer a futex wake and a lock hand-off on every transaction.
         }
         Transaction t = running;
-        if (t.state != TransactionState.RUNNING) {
+        if (t.state() != TransactionState.RUNNING) {
           awaitUninterruptibly(transactionUnlocked);
           continue;
         }
@@ -253,7 +256,7 @@ public final class JournalEngine {
     stateLock.lock();
     try {
       Transaction t = h.transaction;
-      if (t.state != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
+      if (t.state() != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
           || h.credits + credits > maxHandleCredits) {
         return false;
       }
@@ -308,6 +311,21 @@ public final class JournalEngine {
     }
   }
 
+  /** Moves {@code t} to state {@code s}; the caller holds stateLock. */
+  void advanceLocked(Transaction t, TransactionState s) {
+    t.advance(s, stateLock);
+  }
+
+  /** Moves {@code t} to state {@code s} under stateLock (commitWillFlush reads states under it). */
+  void advance(Transaction t, TransactionState s) {
+    stateLock.lock();
+    try {
+      t.advance(s, stateLock);
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
   /** A context for batching policies over the transaction {@code t}. */
   BatchContext batchContext(Transaction t) {
     return new EngineBatchContext(this, t);
@@ -345,6 +363,42 @@ public final class JournalEngine {
   /** Whether {@code tid} has committed (see {@link CommitWaits#isCommitted}). */
   public boolean isCommitted(int tid) {
     return commits.isCommitted(tid);
+  }
+
+  public void addCommitListener(io.ext4j.jbd2.CommitListener l) {
+    commitListeners.add(l);
+  }
+
+  public void removeCommitListener(io.ext4j.jbd2.CommitListener l) {
+    commitListeners.remove(l);
+  }
+
+  /** The tid of the last committed transaction (see {@link CommitWaits#lastCommitted}). */
+  public int lastCommittedTid() {
+    return commits.lastCommitted();
+  }
+
+  /**
+   * Whether the commit of {@code tid} will still issue a device flush that begins after this call
+   * (jbd2's {@code jbd2_trans_will_send_data_barrier}): false once committed, or once its commit block
+   * is being written (its last flush may have begun); true while it runs, while it commits before that
+   * point, and for a tid not started yet.
+   */
+  public boolean commitWillFlush(int tid) {
+    stateLock.lock();
+    try {
+      // Under the lock: the commit sequence is published, and the state moved to COMMIT_JFLUSH, under
+      // it too, so a state read before COMMIT_JFLUSH happens before that last flush begins.
+      if (Tid.geq(commits.lastCommitted(), tid)) {
+        return false;
+      }
+      if (committing != null && committing.tid == tid) {
+        return committing.state().compareTo(TransactionState.COMMIT_JFLUSH) < 0;
+      }
+      return true;
+    } finally {
+      stateLock.unlock();
+    }
   }
 
   /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}). */

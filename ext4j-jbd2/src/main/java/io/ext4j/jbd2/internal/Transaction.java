@@ -20,7 +20,7 @@ final class Transaction {
   final long startNanos;
   final long expiresNanos;
 
-  volatile TransactionState state = TransactionState.RUNNING; // written under stateLock
+  private volatile TransactionState state = TransactionState.RUNNING; // written under stateLock (advance); read bare by batching policies
 
   int updates; // stateLock: open handles
   int outstandingCredits; // stateLock: credits handed out plus the descriptor/commit overhead
@@ -59,6 +59,20 @@ final class Transaction {
     this.tid = tid;
     this.startNanos = startNanos;
     this.expiresNanos = expiresNanos;
+  }
+
+  TransactionState state() {
+    return state; // volatile read
+  }
+
+  /**
+   * Moves to a later state. The caller holds the engine's state lock ({@link JournalEngine#advance}),
+   * so readers under that lock see transitions in order with the running/committing slots.
+   */
+  void advance(TransactionState next, java.util.concurrent.locks.ReentrantLock stateLock) {
+    assert stateLock.isHeldByCurrentThread() : "transaction state written without the state lock";
+    assert next.compareTo(state) > 0 : state + " -> " + next;
+    state = next;
   }
 
   void addRevoke(long block) {
