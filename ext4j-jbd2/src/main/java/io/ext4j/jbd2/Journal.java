@@ -189,11 +189,13 @@ public final class Journal implements AutoCloseable {
 
   /**
    * Starts a handle with {@code credits} buffer credits in the running transaction, waiting while
-   * the transaction is being locked, is full, or the log needs checkpointing. Nested starts by a
-   * thread that already holds a handle return that handle.
+   * the transaction is being locked, is full, the log needs checkpointing, or a {@link #flush()}
+   * runs. A nested start by a thread that already holds a handle returns that handle, extended in its
+   * transaction to at least {@code credits} credits left (see {@link Handle}).
    *
    * @throws JournalAbortedException if the journal was aborted
    * @throws IllegalArgumentException if {@code credits} exceeds {@link #maxHandleCredits()}
+   * @throws IllegalStateException if a nested start needs more credits than the transaction can give
    */
   public Handle start(int credits) throws JournalException {
     return engine.start(credits, 0);
@@ -292,17 +294,33 @@ public final class Journal implements AutoCloseable {
     engine.removeCommitListener(listener);
   }
 
-  /** Waits until {@code tid} has committed. */
+  /**
+   * Waits until {@code tid} has committed.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle in {@code tid}: its commit
+   *     waits for that handle to stop, so the wait would never end
+   */
   public void waitCommit(int tid) throws JournalException {
     engine.waitCommit(tid);
   }
 
-  /** ext4's fsync: if {@code tid} runs, commit it and wait; if it commits, wait; otherwise return at once. */
+  /**
+   * ext4's fsync: if {@code tid} runs, commit it and wait; if it commits, wait; otherwise return at
+   * once.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle in {@code tid} (see
+   *     {@link #waitCommit})
+   */
   public void completeTransaction(int tid) throws JournalException {
     engine.completeTransaction(tid);
   }
 
-  /** Commits whatever is running and waits. */
+  /**
+   * Commits whatever is running and waits.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle: it is in the running
+   *     transaction, whose commit would wait for it
+   */
   public void forceCommit() throws JournalException {
     engine.forceCommit();
   }
@@ -359,34 +377,50 @@ public final class Journal implements AutoCloseable {
     engine.clearRecordedErrno();
   }
 
-  /** Commits, writes everything home and marks the journal empty; the journal stays open. */
+  /**
+   * Commits, writes everything home and marks the journal empty; the journal stays open. It
+   * <em>waits</em> for open handles: new handles wait in {@link #start} from the moment it is called
+   * until it returns, and the handles already open are waited for (their transaction's commit waits
+   * for them to stop). So on return the journal is empty ({@code s_start = 0}) and everything
+   * committed, including the transactions of those handles, is durable at home.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle (it would wait for itself)
+   * @throws JournalAbortedException if a write or flush failed (the journal aborts)
+   */
   public void flush() throws IOException {
-    engine.forceCommit();
-    engine.checkpointAllAndMarkEmpty();
+    engine.checkNoHandle("flush");
+    engine.flush();
   }
 
   /**
    * Commits what is running and stops, leaving committed transactions in the log (the superblock
-   * still names them): the next open — by ext4j, the kernel or e2fsck — replays them.
+   * still names them): the next open — by ext4j, the kernel or e2fsck — replays them. Waits for open
+   * handles as {@link #close()} does.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle
    */
   public synchronized void closeWithoutCheckpoint() throws IOException {
     if (closed) {
       return;
     }
+    engine.checkNoHandle("closeWithoutCheckpoint");
     closed = true;
     engine.shutdown(false);
   }
 
   /**
    * Commits, checkpoints everything, marks the journal empty and stops the threads. Does not close
-   * the device. Every handle must have been stopped: the final commit waits for open handles, as a
-   * jbd2 unmount does. Must not be called by a thread that holds a handle.
+   * the device. Open handles are waited for (the final commit waits for them to stop, as a jbd2
+   * unmount does); handles started meanwhile wait and then fail, the journal being closed.
+   *
+   * @throws IllegalStateException if the calling thread holds a handle (it would wait for itself)
    */
   @Override
   public synchronized void close() throws IOException {
     if (closed) {
       return;
     }
+    engine.checkNoHandle("close");
     closed = true;
     engine.shutdown(true);
   }

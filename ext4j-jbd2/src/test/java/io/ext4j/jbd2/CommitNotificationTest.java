@@ -199,7 +199,7 @@ class CommitNotificationTest {
       assertThat(j.commitWillFlush(tid + 1)).as("not started yet").isTrue();
 
       dev.armed = true;
-      CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+      CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
         try {
           j.completeTransaction(tid);
         } catch (JournalException e) {

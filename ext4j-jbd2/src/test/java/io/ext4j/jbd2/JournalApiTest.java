@@ -92,9 +92,9 @@ class JournalApiTest {
   void nestedStart_returnsTheSameHandle_andTheOuterStopEndsIt() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle outer = j.start(2);
-      Handle inner = j.start(5);
+      Handle inner = j.start(1);
       assertThat(inner).isSameAs(outer);
-      assertThat(inner.credits()).as("a nested start adds no credits").isEqualTo(2);
+      assertThat(inner.credits()).as("a nested start within what is left adds nothing").isEqualTo(2);
       inner.stop();
       JournalBuffer a = j.buffer(A);
       outer.getWriteAccess(a); // still usable after the inner stop
@@ -106,6 +106,88 @@ class JournalApiTest {
       Handle next = j.start(1);
       assertThat(next).as("a start after the outer stop is a new handle").isNotSameAs(outer);
       next.stop();
+    }
+  }
+
+  @Test
+  void nestedStart_withMoreCreditsThanLeft_extendsTheHandleInItsTransaction() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      Handle outer = j.start(1);
+      int tid = outer.tid();
+      Handle inner = j.start(50);
+      assertThat(inner).isSameAs(outer);
+      assertThat(inner.credits()).isEqualTo(50);
+      assertThat(inner.tid()).isEqualTo(tid);
+      for (int i = 0; i < 50; i++) {
+        try (JournalBuffer b = j.buffer(A + i)) {
+          inner.getWriteAccess(b);
+          b.data().put(image(1, i, A + i, false));
+          inner.dirtyMetadata(b);
+        }
+      }
+      inner.stop();
+      outer.setSync(true);
+      outer.stop();
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+    for (int i = 0; i < 50; i++) {
+      assertThat(read(dev, A + i)).isEqualTo(image(1, i, A + i, false));
+    }
+  }
+
+  @Test
+  void nestedStart_withMoreRevokeRecordsThanLeft_extendsTheRevokeRecords() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle outer = j.start(0, 1);
+      outer.revoke(A);
+      assertThatThrownBy(() -> outer.revoke(B)).as("one record declared").isInstanceOf(IllegalStateException.class);
+      Handle inner = j.start(0, 3);
+      inner.revoke(B);
+      inner.revoke(C);
+      inner.revoke(C + 1);
+      assertThatThrownBy(() -> inner.revoke(C + 2)).isInstanceOf(IllegalStateException.class);
+      inner.stop();
+      outer.stop();
+    }
+  }
+
+  @Test
+  void nestedStart_needingMoreThanTheTransactionCanGive_throwsAndLeavesTheHandleAsItWas() throws Exception {
+    JournalOptions small = quiet().toBuilder().maxTransactionBuffers(64).build();
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, small)) {
+      CountDownLatch holding = new CountDownLatch(1);
+      CountDownLatch done = new CountDownLatch(1);
+      int big = j.maxHandleCredits() - 2;
+      CompletableFuture<Void> other = JournalFixtures.asyncRun(() -> {
+        try {
+          Handle h = j.start(big); // most of the transaction
+          holding.countDown();
+          done.await();
+          h.stop();
+        } catch (JournalException | InterruptedException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+      Handle outer = j.start(1);
+      assertThatThrownBy(() -> j.start(10)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("nested start(10").hasMessageContaining("cannot give");
+      assertThat(outer.credits()).isEqualTo(1);
+      outer.stop(); // one stop ends it: the failed nested start did not nest
+      assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
+      done.countDown();
+      other.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void nestedStart_withMoreThanAHandleMayHold_throwsIllegalArgument() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle outer = j.start(1);
+      assertThatThrownBy(() -> j.start(j.maxHandleCredits() + 1)).isInstanceOf(IllegalArgumentException.class);
+      outer.stop();
+      assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
     }
   }
 
@@ -173,6 +255,121 @@ class JournalApiTest {
       j.waitCommit(first);
       assertThat(j.isCommitted(first)).isTrue();
     }
+  }
+
+  @Test
+  void restart_withRevokeRecords_letsTheNewPartRevoke_andRecoveryHonoursTheRevokesOfBothParts() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] baseA = read(dev, A);
+    byte[] baseB = read(dev, B);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+    JournalFixtures.writeBlock(j, B, image(1, 2, B, false), true);
+    Handle h = j.start(0, 1); // ext4's truncate: free index blocks, revoking each, restarting between
+    h.revoke(A);
+    h.restart(0, 2);
+    h.revoke(B);
+    h.revoke(C);
+    assertThatThrownBy(() -> h.revoke(C + 1)).as("two records asked for at restart").isInstanceOf(IllegalStateException.class);
+    h.setSync(true);
+    h.stop();
+    j.closeWithoutCheckpoint();
+    MemoryBlockDevice recovered = recover(dev);
+    assertThat(read(recovered, A)).as("revoked before the restart").isEqualTo(baseA);
+    assertThat(read(recovered, B)).as("revoked after the restart").isEqualTo(baseB);
+  }
+
+  @Test
+  void restart_withMoreThanAHandleMayHold_throwsAndKeepsTheHandleInItsTransaction() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThatThrownBy(() -> h.restart(j.maxHandleCredits() + 1, 0)).isInstanceOf(IllegalArgumentException.class);
+      assertThat(h.tid()).isEqualTo(tid);
+      assertThat(h.credits()).isEqualTo(1);
+      h.stop();
+    }
+  }
+
+  @Test
+  void waitingForTheCallersOwnTransaction_throwsInsteadOfHanging() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      int committed = JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThatThrownBy(() -> j.completeTransaction(tid)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("holding a handle");
+      assertThatThrownBy(() -> j.waitCommit(tid)).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::forceCommit).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::flush).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::close).isInstanceOf(IllegalStateException.class);
+      j.completeTransaction(committed); // another, committed transaction: returns at once
+      h.stop();
+      j.completeTransaction(tid); // and once the handle stopped, it commits
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+  }
+
+  @Test
+  void flush_waitsForAHandleStartedWhileItRuns_andReturnsWithTheJournalEmpty() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    Journal j = Journal.create(dev, MAP, quiet());
+    CountDownLatch committing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Handle h1 = j.start(1);
+    try (JournalBuffer a = j.buffer(A)) {
+      h1.getWriteAccess(a);
+      a.data().put(image(1, 1, A, false));
+      h1.dirtyMetadata(a);
+    }
+    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the flush's commit
+    h1.stop();
+    CompletableFuture<Integer> flush = JournalFixtures.async(() -> {
+      try {
+        j.flush();
+        return JournalFixtures.superblock(dev).start() == 0 ? 0 : 1;
+      } catch (java.io.IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    assertThat(committing.await(10, TimeUnit.SECONDS)).as("the flush's commit began").isTrue();
+    // A handle started now (the old transaction is committing, none runs): it must wait for the flush.
+    java.util.concurrent.atomic.AtomicReference<Thread> starter = new java.util.concurrent.atomic.AtomicReference<>();
+    CountDownLatch stopIt = new CountDownLatch(1);
+    CompletableFuture<Integer> late = JournalFixtures.async(() -> {
+      starter.set(Thread.currentThread());
+      try {
+        Handle h2 = j.start(1);
+        int tid = h2.tid();
+        try (JournalBuffer b = j.buffer(B)) {
+          h2.getWriteAccess(b);
+          b.data().put(image(2, 2, B, false));
+          h2.dirtyMetadata(b);
+        }
+        stopIt.await();
+        h2.stop();
+        return tid;
+      } catch (java.io.IOException | InterruptedException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!late.isDone() && !parkedInStart(starter.get()) && System.nanoTime() < deadline) {
+      Thread.onSpinWait(); // bounded: the late start either parks at the flush's barrier or gets its handle
+    }
+    release.countDown();
+    int emptyOnReturn = flush.get(10, TimeUnit.SECONDS);
+    stopIt.countDown();
+    int lateTid = late.get(10, TimeUnit.SECONDS);
+    assertThat(emptyOnReturn).as("s_start == 0 when flush returned").isZero();
+    assertThat(read(dev, A)).as("home when flush returned").isEqualTo(image(1, 1, A, false));
+    j.completeTransaction(lateTid);
+    j.close();
+    assertThat(read(dev, B)).isEqualTo(image(2, 2, B, false));
+  }
+
+  private static boolean parkedInStart(Thread t) {
+    return t != null && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
   }
 
   @Test
@@ -301,7 +498,7 @@ class JournalApiTest {
     int first = h1.tid();
     h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the commit of `first` after it stopped taking handles
     h1.stop();
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+    CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
       try {
         j.completeTransaction(first);
       } catch (JournalException e) {
@@ -353,22 +550,59 @@ class JournalApiTest {
   }
 
   @Test
-  void committedData_afterItsCommit_isNotOverwrittenByLaterCommits() throws Exception {
+  void committedData_isReleasedOnceTheTransactionThatAskedForUndoAccessCommits() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      try (JournalBuffer a = j.buffer(A)) {
+        h.getUndoAccess(a);
+        a.data().put(image(3, 1, A, false));
+        h.dirtyMetadata(a);
+        assertThat(a.committedData()).isNotNull();
+        h.setSync(true);
+        h.stop();
+        assertThat(a.committedData()).as("no newer undo access wants it").isNull();
+      }
+    }
+  }
+
+  @Test
+  void committedData_ofAnUndoAccessWhileTheBlockCommits_isThatCommitsImage_untilTheUndoTransactionCommits() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       byte[] first = image(3, 1, A, false);
-      Handle h = j.start(1);
+      byte[] second = image(3, 2, A, false);
+      CountDownLatch committing = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Handle h1 = j.start(1);
       JournalBuffer a = j.buffer(A);
-      h.getUndoAccess(a);
+      h1.getUndoAccess(a);
       a.data().put(first);
-      h.dirtyMetadata(a);
-      h.setSync(true);
-      h.stop();
-      assertThat(bytes(a.committedData())).isEqualTo(first);
-      // Later commits of other blocks (and of block A's magic-escaped twin) must not reuse that image.
-      for (int i = 0; i < 8; i++) {
+      h1.dirtyMetadata(a);
+      int tid1 = h1.tid();
+      h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1);
+      h1.stop();
+      CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
+        try {
+          j.completeTransaction(tid1);
+        } catch (JournalException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      assertThat(committing.await(10, TimeUnit.SECONDS)).isTrue();
+      Handle h2 = j.start(1);
+      h2.getUndoAccess(a); // while tid1 commits
+      a.data().put(second);
+      h2.dirtyMetadata(a);
+      assertThat(bytes(a.committedData())).as("the last durable image: tid1 has not committed yet").containsOnly(0);
+      release.countDown();
+      commit.get(10, TimeUnit.SECONDS);
+      assertThat(bytes(a.committedData())).as("tid1 committed; h2's transaction still needs its image").isEqualTo(first);
+      for (int i = 0; i < 8; i++) { // later commits (some escaped) must not reuse that image's array
         JournalFixtures.writeBlock(j, B, image(4, i, B, i % 2 == 0), true);
       }
       assertThat(bytes(a.committedData())).isEqualTo(first);
+      h2.setSync(true);
+      h2.stop();
+      assertThat(a.committedData()).as("released when the undo transaction committed").isNull();
       a.release();
     }
   }

@@ -250,7 +250,7 @@ class JournalCacheTest {
     int tid1 = h1.tid();
     h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds tid1's commit before its log writes
     h1.stop();
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+    CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
       try {
         j.completeTransaction(tid1);
       } catch (JournalException e) {

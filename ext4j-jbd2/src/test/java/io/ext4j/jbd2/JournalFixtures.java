@@ -9,6 +9,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -67,6 +69,36 @@ final class JournalFixtures {
 
   static JournalSuperblock superblock(BlockDevice d) throws IOException {
     return JournalRecovery.readSuperblock(d, MAP);
+  }
+
+  /** A body for {@link #asyncRun}. */
+  @FunctionalInterface
+  interface Body {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code body} in a new platform thread. Not {@code CompletableFuture.runAsync}: on 2 cores
+   * the common pool has one worker, so two blocking tasks would run one after the other.
+   */
+  static CompletableFuture<Void> asyncRun(Body body) {
+    return async(() -> {
+      body.run();
+      return null;
+    });
+  }
+
+  /** {@link #asyncRun} with a result. */
+  static <T> CompletableFuture<T> async(Callable<T> body) {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    Thread.ofPlatform().name("test-async").daemon().start(() -> {
+      try {
+        f.complete(body.call());
+      } catch (Throwable t) {
+        f.completeExceptionally(t);
+      }
+    });
+    return f;
   }
 
   /**

@@ -182,7 +182,7 @@ class OrderedDataTest {
       dirty(j, h, A);
       h.addOrderedData(owner, 0, 10);
       h.stop();
-      CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+      CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
         try {
           j.completeTransaction(tid);
         } catch (JournalException e) {
@@ -193,7 +193,7 @@ class OrderedDataTest {
 
       AtomicReference<Thread> canceller = new AtomicReference<>();
       AtomicBoolean committedWhenReturned = new AtomicBoolean();
-      CompletableFuture<Void> cancel = CompletableFuture.runAsync(() -> {
+      CompletableFuture<Void> cancel = JournalFixtures.asyncRun(() -> {
         canceller.set(Thread.currentThread());
         try (Handle truncate = j.start(1)) { // the truncate's own handle, in the next transaction
           j.cancelOrderedData(owner, 4);

@@ -245,8 +245,13 @@ final class CommitProcess {
       synchronized (b) {
         claimCheckpoint(b, t);
         if (b.committedData != null) {
-          b.committedData = unescaped[i]; // kept: not recycled below
-          kept[i] = true;
+          if (b.undoTransaction != null && b.undoTransaction != t) {
+            // A newer transaction asked for undo access: it needs the image that just became durable.
+            b.committedData = unescaped[i]; // kept: not recycled below
+            kept[i] = true;
+          } else {
+            releaseUndo(b, t); // nobody newer wants it: the live data is the committed image now
+          }
         }
         refile(b, t);
       }
@@ -276,6 +281,7 @@ final class CommitProcess {
     }
     for (BufferHead b : forgotten) {
       synchronized (b) {
+        releaseUndo(b, t);
         e.listLock.lock();
         try {
           if (b.cpTransaction != null) {
@@ -357,10 +363,23 @@ final class CommitProcess {
     for (BufferHead b : reserved) {
       synchronized (b) {
         if (b.transaction == t && b.jlist == BufferHead.JList.RESERVED) {
+          releaseUndo(b, t); // undo access that t never used
           b.jlist = BufferHead.JList.NONE;
           b.transaction = null;
         }
       }
+    }
+  }
+
+  /**
+   * Drops the buffer's committed image if {@code t} was the newest transaction that wanted it (jbd2
+   * frees b_committed_data at commit unless a newer transaction holds a frozen copy). Caller holds
+   * the buffer's monitor.
+   */
+  private static void releaseUndo(BufferHead b, Transaction t) {
+    if (b.undoTransaction == t || b.undoTransaction == null) {
+      b.committedData = null;
+      b.undoTransaction = null;
     }
   }
 

@@ -88,6 +88,11 @@ final class CommitWaits {
     return commitSequence; // volatile read: pairs with the release in publish
   }
 
+  /** Whether {@code tid} has committed, by the commit sequence (whatever {@link CommittedCheck} says). */
+  boolean isCommittedLockFree(int tid) {
+    return Tid.geq(commitSequence, tid);
+  }
+
   /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
   boolean isCommitted(int tid) {
     if (e.options.committedCheck() == CommittedCheck.LOCK_FREE) {

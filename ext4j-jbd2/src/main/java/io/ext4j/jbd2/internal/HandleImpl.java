@@ -56,8 +56,9 @@ public final class HandleImpl implements Handle {
     BufferHead b = engine.buffers.cast(buffer);
     access(b, true, false);
     synchronized (b) {
+      b.undoTransaction = transaction; // kept for this transaction until it commits
       if (b.committedData == null) {
-        b.committedData = b.data.clone();
+        b.committedData = b.data.clone(); // the live data is still the last committed (or committing) image
       }
     }
   }
@@ -245,17 +246,23 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void restart(int newCredits) throws JournalException {
+    restart(newCredits, 0);
+  }
+
+  @Override
+  public void restart(int newCredits, int revokeRecords) throws JournalException {
     checkUsable();
     if (ref != 1) {
       throw new IllegalStateException("restart of a nested handle");
     }
+    int revokeBlocks = engine.checkHandleCredits(newCredits, revokeRecords);
     engine.detach(this, unusedCredits(), true, true); // and ask the commit thread to commit the old transaction
     credits = newCredits;
-    revokeBlockCredits = 0;
-    revokeRecordsLeft = 0;
+    revokeBlockCredits = revokeBlocks;
+    revokeRecordsLeft = revokeRecords;
     revokesUsed = 0;
     try {
-      engine.attach(this, newCredits);
+      engine.attach(this, newCredits + revokeBlocks);
     } catch (JournalException | RuntimeException failure) {
       stopped = true; // detached from the old transaction and not attached to a new one
       engine.currentHandle.remove();
@@ -325,6 +332,37 @@ public final class HandleImpl implements Handle {
     if (!b.cached.isPinned()) {
       throw new IllegalStateException(b + " is used after its release(): get it again with Journal.buffer");
     }
+  }
+
+  /**
+   * A nested start asking for {@code wanted} credits and {@code wantedRevokes} revoke records: makes
+   * sure this handle has at least that many left, extending it in its transaction, then nests.
+   *
+   * @throws IllegalStateException if the transaction cannot give the missing credits (full, or its
+   *     commit has locked it); the handle is left as it was
+   */
+  void nest(int wanted, int wantedRevokes) {
+    int perBlock = engine.format.revokeRecordsPerBlock();
+    int moreCredits = Math.max(0, wanted - credits);
+    int newRevokesLeft = Math.max(revokeRecordsLeft, wantedRevokes);
+    int revokeBlocksNeeded = (revokesUsed + newRevokesLeft + perBlock - 1) / perBlock;
+    int moreRevokeBlocks = Math.max(0, revokeBlocksNeeded - revokeBlockCredits);
+    int more = moreCredits + moreRevokeBlocks;
+    if (more > 0 && !engine.extend(this, more)) {
+      throw new IllegalStateException(engine.device.name() + ": nested start(" + wanted + ", " + wantedRevokes
+          + ") inside a handle with " + credits + " credits and " + revokeRecordsLeft + " revoke records left needs "
+          + more + " more credits, which transaction " + Integer.toUnsignedString(transaction.tid)
+          + " cannot give (it is full, or its commit has begun); start the outer handle with enough credits");
+    }
+    credits += moreCredits;
+    revokeBlockCredits += moreRevokeBlocks;
+    revokeRecordsLeft = newRevokesLeft;
+    ref++;
+  }
+
+  /** Credits this handle holds in its transaction: buffer credits plus those taken for revoke blocks. */
+  int heldCredits() {
+    return credits + revokeBlockCredits;
   }
 
   private int unusedCredits() {

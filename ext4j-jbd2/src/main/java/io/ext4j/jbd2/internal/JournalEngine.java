@@ -64,6 +64,7 @@ public final class JournalEngine {
   int tailSequence; // stateLock: tid of the oldest transaction still in the log
   int batchWaiters; // stateLock: threads in awaitHandles
   boolean closing; // stateLock
+  private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
 
   final ArrayDeque<Transaction> checkpointList = new ArrayDeque<>(); // listLock, oldest first
 
@@ -145,23 +146,33 @@ public final class JournalEngine {
 
   /** Starts (or nests) a handle for the calling thread. */
   public HandleImpl start(int credits, int revokeRecords) throws JournalException {
+    int revokeBlocks = checkHandleCredits(credits, revokeRecords);
     HandleImpl current = currentHandle.get();
     if (current != null) {
-      current.ref++;
+      current.nest(credits, revokeRecords);
       return current;
-    }
-    if (credits < 0 || revokeRecords < 0) {
-      throw new IllegalArgumentException("negative credits " + credits + "/" + revokeRecords);
-    }
-    int revokeBlocks = (revokeRecords + format.revokeRecordsPerBlock() - 1) / format.revokeRecordsPerBlock();
-    if (credits + revokeBlocks > maxHandleCredits) {
-      throw new IllegalArgumentException(device.name() + ": a handle of " + (credits + revokeBlocks)
-          + " credits exceeds the journal's per-handle maximum of " + maxHandleCredits);
     }
     HandleImpl h = new HandleImpl(this, credits, revokeRecords, revokeBlocks);
     attach(h, credits + revokeBlocks);
     currentHandle.set(h);
     return h;
+  }
+
+  /**
+   * Checks a handle's request against the per-handle maximum; returns the revoke blocks it needs.
+   *
+   * @throws IllegalArgumentException if negative or too many
+   */
+  int checkHandleCredits(int credits, int revokeRecords) {
+    if (credits < 0 || revokeRecords < 0) {
+      throw new IllegalArgumentException("negative credits " + credits + "/" + revokeRecords);
+    }
+    int revokeBlocks = (int) (((long) revokeRecords + format.revokeRecordsPerBlock() - 1) / format.revokeRecordsPerBlock());
+    if ((long) credits + revokeBlocks > maxHandleCredits) {
+      throw new IllegalArgumentException(device.name() + ": a handle of " + ((long) credits + revokeBlocks)
+          + " credits exceeds the journal's per-handle maximum of " + maxHandleCredits);
+    }
+    return revokeBlocks;
   }
 
   /** Attaches {@code h} to the running transaction, creating it or waiting as needed. */
@@ -173,6 +184,10 @@ public final class JournalEngine {
         checkNotAborted();
         if (closing) {
           throw new JournalException(device.name() + ": journal is closed");
+        }
+        if (barriers > 0) {
+          awaitUninterruptibly(transactionUnlocked); // a flush or close wants the journal to itself
+          continue;
         }
         if (running == null) {
           long now = options.clock().nanoTime();
@@ -257,7 +272,7 @@ public final class JournalEngine {
     try {
       Transaction t = h.transaction;
       if (t.state() != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
-          || h.credits + credits > maxHandleCredits) {
+          || h.heldCredits() + credits > maxHandleCredits) {
         return false;
       }
       t.outstandingCredits += credits;
@@ -360,6 +375,66 @@ public final class JournalEngine {
     return false;
   }
 
+  /**
+   * Throws if the calling thread holds a handle in {@code tid} that is not committed: waiting for
+   * that commit would wait for the caller's own stop.
+   */
+  private void checkNotOwnTransaction(int tid, String what) {
+    HandleImpl h = currentHandle.get();
+    if (h != null && h.transaction != null && h.transaction.tid == tid && !commits.isCommittedLockFree(tid)) {
+      throw new IllegalStateException(device.name() + ": " + what + "(" + Integer.toUnsignedString(tid)
+          + ") by a thread holding a handle in that transaction would wait forever (its commit waits for the handle"
+          + " to stop); stop the handle first, or setSync(true) and stop it");
+    }
+  }
+
+  /** Throws if the calling thread holds a handle ({@code what} would wait for it). */
+  public void checkNoHandle(String what) {
+    HandleImpl h = currentHandle.get();
+    if (h != null) {
+      throw new IllegalStateException(device.name() + ": " + what + " by a thread holding a handle (in transaction "
+          + Integer.toUnsignedString(h.transaction.tid) + ") would wait for that handle to stop; stop it first");
+    }
+  }
+
+  /** Keeps new handles from starting until {@link #unblockHandles()}; nests. */
+  private void blockHandles() {
+    stateLock.lock();
+    try {
+      barriers++;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  private void unblockHandles() {
+    stateLock.lock();
+    try {
+      if (--barriers == 0) {
+        transactionUnlocked.signalAll();
+      }
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /**
+   * {@link io.ext4j.jbd2.Journal#flush()}: with new handles held off, commits the running transaction
+   * (waiting for its open handles), checkpoints everything and marks the journal empty.
+   */
+  public void flush() throws IOException {
+    blockHandles();
+    try {
+      forceCommitNoCheck();
+      checkpointer.checkpointAll();
+      if (!markEmpty()) {
+        throw new IllegalStateException(device.name() + ": the journal is not idle after a flush held off new handles");
+      }
+    } finally {
+      unblockHandles();
+    }
+  }
+
   /** Whether {@code tid} has committed (see {@link CommitWaits#isCommitted}). */
   public boolean isCommitted(int tid) {
     return commits.isCommitted(tid);
@@ -401,18 +476,25 @@ public final class JournalEngine {
     }
   }
 
-  /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}). */
+  /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}); not from inside {@code tid}. */
   public void waitCommit(int tid) throws JournalException {
+    checkNotOwnTransaction(tid, "waitCommit");
     commits.waitCommit(tid);
   }
 
-  /** ext4's fsync path (see {@link CommitWaits#completeTransaction}). */
+  /** ext4's fsync path (see {@link CommitWaits#completeTransaction}); not from inside {@code tid}. */
   public void completeTransaction(int tid) throws JournalException {
+    checkNotOwnTransaction(tid, "completeTransaction");
     commits.completeTransaction(tid);
   }
 
-  /** Commits the running transaction and waits (see {@link CommitWaits#forceCommit}). */
+  /** Commits the running transaction and waits (see {@link CommitWaits#forceCommit}); not while holding a handle. */
   public void forceCommit() throws JournalException {
+    checkNoHandle("forceCommit");
+    commits.forceCommit();
+  }
+
+  private void forceCommitNoCheck() throws JournalException {
     commits.forceCommit();
   }
 
@@ -588,8 +670,9 @@ public final class JournalEngine {
    */
   public void shutdown(boolean checkpoint) throws IOException {
     IOException failure = null;
+    blockHandles(); // handles started from here on wait, then find the journal closing
     try {
-      forceCommit();
+      forceCommitNoCheck();
       if (checkpoint) {
         checkpointer.checkpointAll();
         markEmpty();
@@ -604,6 +687,7 @@ public final class JournalEngine {
     } finally {
       stateLock.unlock();
     }
+    unblockHandles(); // the waiting starts now throw: closing
     checkpointer.stop();
     joinQuietly(commitThread);
     joinQuietly(checkpointThread);
@@ -614,16 +698,14 @@ public final class JournalEngine {
     checkNotAborted();
   }
 
-  /** Checkpoints every committed transaction and marks the journal empty, staying open. */
-  public void checkpointAllAndMarkEmpty() throws IOException {
-    checkpointer.checkpointAll();
-    markEmpty();
-  }
-
-  /** Writes the superblock with {@code s_start = 0}, then flushes. Caller has checkpointed everything. */
-  void markEmpty() throws IOException {
+  /**
+   * Writes the superblock with {@code s_start = 0}, then flushes. Caller has checkpointed everything.
+   * Returns false, writing nothing, if the journal is not idle (a handle or commit is active, or a
+   * transaction still waits for its checkpoint).
+   */
+  boolean markEmpty() throws IOException {
     try {
-      markEmptyOrThrow();
+      return markEmptyOrThrow();
     } catch (JournalException ex) {
       throw ex;
     } catch (IOException | RuntimeException ex) {
@@ -632,7 +714,7 @@ public final class JournalEngine {
     }
   }
 
-  private void markEmptyOrThrow() throws IOException {
+  private boolean markEmptyOrThrow() throws IOException {
     checkpointMutex.lock();
     try {
       int seq;
@@ -647,7 +729,7 @@ public final class JournalEngine {
           listLock.unlock();
         }
         if (!idle) {
-          return; // handles are active: the log is not empty, and the superblock must keep saying so
+          return false; // handles are active: the log is not empty, and the superblock must keep saying so
         }
         seq = nextTid;
         head = log.head;
@@ -660,6 +742,7 @@ public final class JournalEngine {
       writeSuperblock(superblock.withTail(seq, 0).withHead(head));
       flushDevice();
       superblockClean = true;
+      return true;
     } finally {
       checkpointMutex.unlock();
     }
