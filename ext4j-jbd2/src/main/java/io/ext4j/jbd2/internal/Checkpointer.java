@@ -1,9 +1,9 @@
 package io.ext4j.jbd2.internal;
 
 import io.ext4j.jbd2.JournalException;
-import io.ext4j.jbd2.Tid;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,9 +39,28 @@ final class Checkpointer {
   private volatile boolean wakeRequested; // set by wakers, cleared by the worker
   private volatile boolean stopped; // set once by stop()
   private volatile Thread worker; // the home writer's thread, set when it starts
+  /** Committed transactions with blocks still to write home, oldest first; guarded by the engine's listLock. */
+  private final ArrayDeque<Transaction> list = new ArrayDeque<>();
 
   Checkpointer(JournalEngine engine) {
     this.e = engine;
+  }
+
+  /** A committed transaction whose blocks must go home joins the checkpoint list. Caller holds listLock. */
+  void queueLocked(Transaction t) {
+    assert e.listLock.isHeldByCurrentThread();
+    list.addLast(t);
+  }
+
+  /** {@code t} has nothing left to write home (its buffers went home or moved on). Caller holds listLock. */
+  void removeLocked(Transaction t) {
+    assert e.listLock.isHeldByCurrentThread();
+    list.remove(t);
+  }
+
+  boolean isEmptyLocked() {
+    assert e.listLock.isHeldByCurrentThread();
+    return list.isEmpty();
   }
 
   /** The home writer's loop; on its way out after an abort it records the abort in the superblock. */
@@ -109,11 +128,11 @@ final class Checkpointer {
     long used;
     e.stateLock.lock();
     try {
-      used = e.log.size() - e.log.free;
+      used = e.logUsedLocked();
     } finally {
       e.stateLock.unlock();
     }
-    if (used > e.log.size() / 4) {
+    if (used > e.logSize() / 4) {
       wake();
     }
   }
@@ -145,9 +164,10 @@ final class Checkpointer {
         if (waitFor == null && !hasCheckpointWork()) {
           e.stateLock.lock();
           try {
-            if (e.committing == null && !enoughSpaceLocked()) {
+            if (e.committingLocked() == null && !enoughSpaceLocked()) {
               JournalException full = new JournalException(e.device.name()
-                  + ": journal has no log space and nothing to checkpoint (log " + e.log.size() + " blocks, free " + e.log.free + ")");
+                  + ": journal has no log space and nothing to checkpoint (log " + e.logSize() + " blocks, used "
+                  + e.logUsedLocked() + ")");
               e.abort(full);
               throw full;
             }
@@ -227,7 +247,7 @@ final class Checkpointer {
   private boolean hasCheckpointWork() {
     e.listLock.lock();
     try {
-      return !e.checkpointList.isEmpty();
+      return !list.isEmpty();
     } finally {
       e.listLock.unlock();
     }
@@ -242,7 +262,7 @@ final class Checkpointer {
     List<BufferHead> buffers;
     e.listLock.lock();
     try {
-      oldest = e.checkpointList.peekFirst();
+      oldest = list.peekFirst();
       if (oldest == null) {
         return null;
       }
@@ -278,12 +298,12 @@ final class Checkpointer {
     List<BufferHead> buffers;
     e.listLock.lock();
     try {
-      c = e.checkpointList.peekFirst();
+      c = list.peekFirst();
       if (c == null) {
         return false;
       }
       if (c.checkpoint.isEmpty()) {
-        e.checkpointList.pollFirst();
+        list.pollFirst();
         return true;
       }
       buffers = new ArrayList<>(c.checkpoint);
@@ -330,7 +350,7 @@ final class Checkpointer {
         }
       }
       if (c.checkpoint.isEmpty()) {
-        e.checkpointList.remove(c);
+        list.remove(c);
       }
     } finally {
       e.listLock.unlock();
@@ -344,7 +364,7 @@ final class Checkpointer {
    */
   boolean updateTail() throws IOException {
     assert e.checkpointMutex.isHeldByCurrentThread();
-    if (e.superblockClean) {
+    if (e.superblock.isClean()) {
       return false;
     }
     int tid;
@@ -354,37 +374,35 @@ final class Checkpointer {
       Transaction oldest;
       e.listLock.lock();
       try {
-        oldest = e.checkpointList.peekFirst();
+        oldest = list.peekFirst();
       } finally {
         e.listLock.unlock();
       }
       if (oldest != null) {
         tid = oldest.tid;
         block = oldest.logStart;
-      } else if (e.committing != null) {
-        tid = e.committing.tid;
-        block = e.committing.logStart;
-      } else if (e.running != null) {
-        tid = e.running.tid;
-        block = e.log.head;
+      } else if (e.committingLocked() != null) {
+        tid = e.committingLocked().tid;
+        block = e.committingLocked().logStart;
+      } else if (e.runningLocked() != null) {
+        tid = e.runningLocked().tid;
+        block = e.logHeadLocked();
       } else {
-        tid = e.nextTid;
-        block = e.log.head;
+        tid = e.nextTidLocked();
+        block = e.logHeadLocked();
       }
-      if (!Tid.gt(tid, e.tailSequence)) {
+      if (!e.tailCanAdvanceLocked(tid)) {
         return false;
       }
     } finally {
       e.stateLock.unlock();
     }
     e.flushDevice(); // home writes before the tail that stops covering them
-    e.writeSuperblock(e.superblock.withTail(tid, block));
+    e.superblock.writeTail(tid, block);
     e.flushDevice();
     e.stateLock.lock();
     try {
-      e.log.advanceTail(block);
-      e.tailSequence = tid;
-      e.spaceFreed.signalAll();
+      e.advanceTailLocked(tid, block);
     } finally {
       e.stateLock.unlock();
     }

@@ -42,9 +42,21 @@ final class CommitProcess {
    */
   private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
   private static final int SPARE_LIMIT = 256;
+  /** EWMA of commit times, as jbd2's j_average_commit_time; written by the commit mutex holder, read bare. */
+  private volatile long averageCommitNanos;
+  /** Handles of the last committed transaction (for batching); written by the commit mutex holder, read bare. */
+  private volatile int previousCommitHandles;
 
   CommitProcess(JournalEngine engine) {
     this.e = engine;
+  }
+
+  long averageCommitNanos() {
+    return averageCommitNanos;
+  }
+
+  int previousCommitHandles() {
+    return previousCommitHandles;
   }
 
   private byte[] block() {
@@ -84,12 +96,12 @@ final class CommitProcess {
         if (e.isAborted()) {
           return false;
         }
-        Transaction r = e.running;
+        Transaction r = e.runningLocked();
         long now = e.options.clock().nanoTime();
-        if (r != null && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        if (r != null && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
           return true;
         }
-        if (e.closing && (r == null || r.handleCount == 0)) {
+        if (e.closingLocked() && (r == null || r.handleCount == 0)) {
           return false;
         }
         // Sleep until the running transaction expires, or one commit interval: never past the expiry
@@ -110,11 +122,11 @@ final class CommitProcess {
   private Transaction pickWork() {
     e.stateLock.lock();
     try {
-      Transaction r = e.running;
+      Transaction r = e.runningLocked();
       long now = e.options.clock().nanoTime();
       if (r != null && r.state() == TransactionState.RUNNING
-          && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
-        e.commitRequest = r.tid;
+          && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        e.markCommitRequestedLocked(r.tid);
         return r;
       }
       return null;
@@ -142,10 +154,7 @@ final class CommitProcess {
       switchedAt = e.options.clock().nanoTime();
       releaseReserved(t);
       e.advanceLocked(t, TransactionState.FLUSH);
-      e.committing = t;
-      e.running = null;
-      t.logStart = e.log.head;
-      t.reserve = t.outstandingCredits;
+      e.switchToCommittingLocked(t);
       e.transactionUnlocked.signalAll();
     } finally {
       e.stateLock.unlock();
@@ -156,10 +165,7 @@ final class CommitProcess {
     // commit's flush makes the two durable together.
     e.checkpointMutex.lock();
     try {
-      if (e.superblockClean) {
-        e.writeSuperblock(e.superblock.withTail(t.tid, t.logStart));
-        e.superblockClean = false;
-      }
+      e.superblock.beginUse(t.tid, t.logStart);
     } finally {
       e.checkpointMutex.unlock();
     }
@@ -287,7 +293,7 @@ final class CommitProcess {
           if (b.cpTransaction != null) {
             b.cpTransaction.checkpoint.remove(b);
             if (b.cpTransaction.checkpoint.isEmpty()) {
-              e.checkpointList.remove(b.cpTransaction);
+              e.checkpointer.removeLocked(b.cpTransaction);
             }
             b.cpTransaction = null;
           }
@@ -300,7 +306,7 @@ final class CommitProcess {
     e.listLock.lock();
     try {
       if (!t.checkpoint.isEmpty()) {
-        e.checkpointList.addLast(t);
+        e.checkpointer.queueLocked(t);
       }
     } finally {
       e.listLock.unlock();
@@ -310,13 +316,12 @@ final class CommitProcess {
     e.stateLock.lock();
     try {
       e.advanceLocked(t, TransactionState.COMMIT_CALLBACK);
-      e.committing = null;
-      t.reserve = 0;
+      e.finishCommittingLocked(t);
       doneAt = e.options.clock().nanoTime();
       long commitTime = doneAt - flushAt;
-      long avg = e.averageCommitNanos;
-      e.averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
-      e.previousCommitHandles = t.handleCount;
+      long avg = averageCommitNanos;
+      averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
+      previousCommitHandles = t.handleCount;
       e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {
@@ -333,21 +338,12 @@ final class CommitProcess {
 
   /** Takes {@code total} consecutive-in-log blocks from the head, charging the transaction's reserve. */
   private long[] allocate(Transaction t, int total) {
-    long[] where = new long[total];
     e.stateLock.lock();
     try {
-      if (total > t.reserve) {
-        throw new IllegalStateException("transaction " + Integer.toUnsignedString(t.tid) + " needs " + total
-            + " log blocks but reserved " + t.reserve);
-      }
-      for (int i = 0; i < total; i++) {
-        where[i] = e.log.next();
-      }
-      t.reserve -= total;
+      return e.takeLogBlocksLocked(t, total);
     } finally {
       e.stateLock.unlock();
     }
-    return where;
   }
 
   /** Buffers that got write access but were never dirtied leave the transaction at SWITCH. */
@@ -407,7 +403,7 @@ final class CommitProcess {
       if (old != null && old != t) {
         old.checkpoint.remove(b);
         if (old.checkpoint.isEmpty()) {
-          e.checkpointList.remove(old);
+          e.checkpointer.removeLocked(old);
         }
       }
       b.cpTransaction = t;

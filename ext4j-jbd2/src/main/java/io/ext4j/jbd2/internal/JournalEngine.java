@@ -14,7 +14,6 @@ import io.ext4j.jbd2.format.LogFormat;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -22,6 +21,14 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The running journal: transactions, handles, the commit thread and the checkpointer, over one
  * device. {@link io.ext4j.jbd2.Journal} is its public face; see that class for the overview.
+ *
+ * <h2>Who writes what</h2>
+ * The engine's mutable state is private here and changes only through its methods, each of which
+ * asserts the lock that guards it: the running and committing slots, tids, commit requests, log
+ * cursors, the barrier and batch-waiter counts (state lock). Elsewhere: the superblock image in
+ * {@link SuperblockWriter} (checkpoint mutex), the checkpoint list in {@link Checkpointer} (list
+ * lock), the commit-time averages in {@link CommitProcess} (the commit mutex holder), the commit
+ * sequence in {@link CommitWaits}.
  *
  * <h2>Locks, in the only order they are taken</h2>
  * {@code commitMutex} → {@code checkpointMutex} → {@code stateLock} → a buffer's monitor →
@@ -56,28 +63,23 @@ public final class JournalEngine {
   final ReentrantLock checkpointMutex = new ReentrantLock();
   final ReentrantLock commitMutex = new ReentrantLock(); // held by whoever commits: the commit thread or a leader
 
-  Transaction running; // stateLock
-  Transaction committing; // stateLock
-  int nextTid; // stateLock: the tid the next new transaction gets
-  int commitRequest; // stateLock
-  final LogSpace log; // stateLock
-  int tailSequence; // stateLock: tid of the oldest transaction still in the log
-  int batchWaiters; // stateLock: threads in awaitHandles
-  boolean closing; // stateLock
+  private Transaction running; // stateLock
+  private Transaction committing; // stateLock
+  private int nextTid; // stateLock: the tid the next new transaction gets
+  private int commitRequest; // stateLock
+  private final LogSpace log; // stateLock (its cursors)
+  private int tailSequence; // stateLock: tid of the oldest transaction still in the log
+  private int batchWaiters; // stateLock: threads in awaitHandles
+  private boolean closing; // stateLock
   private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
 
-  final ArrayDeque<Transaction> checkpointList = new ArrayDeque<>(); // listLock, oldest first
-
-  JournalSuperblock superblock; // checkpointMutex: the image last written
-  boolean superblockClean; // checkpointMutex: s_start == 0 on disk
-  private boolean abortRecorded; // checkpointMutex: s_errno written after an abort (or tried)
+  /** Every superblock write (checkpoint mutex). */
+  final SuperblockWriter superblock;
 
   /** The s_errno ext4j records on abort: -EIO, as ext4 passes to jbd2 for I/O errors. */
   static final int ABORT_ERRNO = -5;
 
-  volatile long averageCommitNanos; // commit thread writes
-  volatile int previousCommitHandles; // commit thread writes
-  volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2)
+  private volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2): swapLastSyncWriter
   private volatile Throwable abortCause; // first failure wins, under stateLock
 
   final JournalBuffers buffers;
@@ -128,10 +130,8 @@ public final class JournalEngine {
           + device.name());
     }
     this.buffers = new JournalBuffers(cache != null ? cache : JournalBuffers.ownCache(device, log.size()));
-    this.superblock = sb;
-    writeSuperblock(sb);
+    this.superblock = new SuperblockWriter(device, map, checkpointMutex, sb); // writes it
     flushDevice();
-    this.superblockClean = sb.start() == 0;
     this.commitProcess = new CommitProcess(this);
     this.checkpointer = new Checkpointer(this);
     this.commitThread = Thread.ofPlatform().name("ext4j-jbd2-commit-" + device.name()).daemon().unstarted(commitProcess::run);
@@ -513,6 +513,139 @@ public final class JournalEngine {
     }
   }
 
+  // ---------------------------------------------------------------- state, for the engine's parts
+
+  private void checkState() {
+    assert stateLock.isHeldByCurrentThread() : "journal state read or written without the state lock";
+  }
+
+  /** The running transaction, or null. Caller holds stateLock. */
+  Transaction runningLocked() {
+    checkState();
+    return running;
+  }
+
+  /** The committing transaction, or null. Caller holds stateLock. */
+  Transaction committingLocked() {
+    checkState();
+    return committing;
+  }
+
+  /** The highest tid whose commit was requested. Caller holds stateLock. */
+  int commitRequestLocked() {
+    checkState();
+    return commitRequest;
+  }
+
+  /** The tid the next new transaction gets. Caller holds stateLock. */
+  int nextTidLocked() {
+    checkState();
+    return nextTid;
+  }
+
+  boolean closingLocked() {
+    checkState();
+    return closing;
+  }
+
+  /** Records that {@code tid} (the running transaction) is being committed now. Caller holds stateLock. */
+  void markCommitRequestedLocked(int tid) {
+    checkState();
+    commitRequest = tid;
+  }
+
+  /**
+   * FLUSH: {@code t}, the running transaction with no handles left, becomes the committing one; a new
+   * running transaction may start; its log starts at the head. Caller holds stateLock.
+   */
+  void switchToCommittingLocked(Transaction t) {
+    checkState();
+    assert running == t && committing == null : running + " / " + committing;
+    committing = t;
+    running = null;
+    t.logStart = log.head;
+    t.reserve = t.outstandingCredits;
+  }
+
+  /** {@code t}'s commit is durable: no transaction commits any more. Caller holds stateLock. */
+  void finishCommittingLocked(Transaction t) {
+    checkState();
+    assert committing == t;
+    committing = null;
+    t.reserve = 0;
+  }
+
+  /** Takes {@code total} log blocks from the head for {@code t}, charging its reserve. Caller holds stateLock. */
+  long[] takeLogBlocksLocked(Transaction t, int total) {
+    checkState();
+    if (total > t.reserve) {
+      throw new IllegalStateException("transaction " + Integer.toUnsignedString(t.tid) + " needs " + total
+          + " log blocks but reserved " + t.reserve);
+    }
+    long[] where = new long[total];
+    for (int i = 0; i < total; i++) {
+      where[i] = log.next();
+    }
+    t.reserve -= total;
+    return where;
+  }
+
+  /** Blocks in the circular log (constant). */
+  long logSize() {
+    return log.size();
+  }
+
+  /** Log blocks between tail and head. Caller holds stateLock. */
+  long logUsedLocked() {
+    checkState();
+    return log.size() - log.free;
+  }
+
+  /** The next log block to write. Caller holds stateLock. */
+  long logHeadLocked() {
+    checkState();
+    return log.head;
+  }
+
+  /** Whether the tail may move to {@code tid}. Caller holds stateLock. */
+  boolean tailCanAdvanceLocked(int tid) {
+    checkState();
+    return Tid.gt(tid, tailSequence);
+  }
+
+  /**
+   * The superblock naming {@code tid} at {@code block} is durable: frees the log before it and wakes
+   * handles waiting for space. Caller holds stateLock (and the checkpoint mutex, as the tail's writer).
+   */
+  void advanceTailLocked(int tid, long block) {
+    checkState();
+    assert checkpointMutex.isHeldByCurrentThread();
+    log.advanceTail(block);
+    tailSequence = tid;
+    spaceFreed.signalAll();
+  }
+
+  /** A batching policy waits for {@code target} handles of {@code t}. Caller holds stateLock. */
+  void batchWaitBeginLocked(Transaction t, int target) {
+    checkState();
+    batchWaiters++;
+    t.batchTarget = target;
+  }
+
+  void batchWaitEndLocked(Transaction t) {
+    checkState();
+    batchWaiters--;
+    t.batchTarget = Integer.MAX_VALUE;
+  }
+
+  /** Whether the caller was the last synchronous writer, making it so (a racy heuristic, as in jbd2). */
+  boolean swapLastSyncWriter() {
+    Thread me = Thread.currentThread();
+    boolean was = lastSyncWriter == me;
+    lastSyncWriter = me;
+    return was;
+  }
+
   // ---------------------------------------------------------------- space
 
   /** Log blocks a new transaction may still count on. Caller holds stateLock. */
@@ -545,11 +678,6 @@ public final class JournalEngine {
     stats.deviceFlushes.increment();
   }
 
-  /** Writes the superblock image to journal block 0 (no flush). Caller holds checkpointMutex or is constructing. */
-  void writeSuperblock(JournalSuperblock sb) throws IOException {
-    LogBlocks.writeSuperblock(device, map, sb);
-    superblock = sb;
-  }
 
   /** Writes log blocks (journal block numbers) through the map, merging contiguous device runs. */
   void writeLog(long[] journalBlocks, ByteBuffer[] images, int count) throws IOException {
@@ -610,12 +738,9 @@ public final class JournalEngine {
     }
     checkpointMutex.lock();
     try {
-      if (abortRecorded) {
-        return;
+      if (superblock.recordAbort(ABORT_ERRNO)) {
+        flushDevice();
       }
-      abortRecorded = true;
-      writeSuperblock(superblock.withErrno(ABORT_ERRNO));
-      flushDevice();
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(new IOException(device.name() + ": could not record the abort in the journal superblock", e));
     } finally {
@@ -627,7 +752,7 @@ public final class JournalEngine {
   public int recordedErrno() {
     checkpointMutex.lock();
     try {
-      return superblock.errno();
+      return superblock.current().errno();
     } finally {
       checkpointMutex.unlock();
     }
@@ -638,10 +763,10 @@ public final class JournalEngine {
     checkpointMutex.lock();
     try {
       checkNotAborted();
-      if (superblock.errno() == 0) {
+      if (superblock.current().errno() == 0) {
         return;
       }
-      writeSuperblock(superblock.withErrno(0));
+      superblock.writeErrno(0);
       flushDevice();
     } catch (JournalException e) {
       throw e;
@@ -724,7 +849,7 @@ public final class JournalEngine {
         boolean idle = (running == null || running.handleCount == 0) && committing == null;
         listLock.lock();
         try {
-          idle &= checkpointList.isEmpty();
+          idle &= checkpointer.isEmptyLocked();
         } finally {
           listLock.unlock();
         }
@@ -739,9 +864,8 @@ public final class JournalEngine {
         stateLock.unlock();
       }
       flushDevice();
-      writeSuperblock(superblock.withTail(seq, 0).withHead(head));
+      superblock.writeEmpty(seq, head);
       flushDevice();
-      superblockClean = true;
       return true;
     } finally {
       checkpointMutex.unlock();
@@ -777,7 +901,7 @@ public final class JournalEngine {
   }
 
   public JournalStats stats() {
-    return stats.snapshot(averageCommitNanos);
+    return stats.snapshot(commitProcess.averageCommitNanos());
   }
 
   public LogFormat format() {
