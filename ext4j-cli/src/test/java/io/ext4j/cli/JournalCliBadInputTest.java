@@ -13,12 +13,14 @@ import io.ext4j.testkit.KernelFixtures;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Bad input to the journal commands: one line on stderr naming what and where, exit 1, image untouched. */
+@Tag("fast")
 class JournalCliBadInputTest {
   @TempDir
   Path dir;
@@ -64,6 +66,7 @@ class JournalCliBadInputTest {
     assertThat(Files.readAllBytes(img)).isEqualTo(new byte[64 * 1024]);
   }
 
+  @Tag("oracle") // mkfs.ext4 makes the image
   @ParameterizedTest
   @ValueSource(strings = {"dump", "info", "recover"})
   void noJournal_failsSayingSo(String command) throws Exception {

@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * identical: both mark the journal empty with {@code s_sequence = end + 1}, {@code s_start = 0} and
  * the rest of the journal superblock untouched; e2fsck writes only the master superblock.
  */
+@Tag("oracle")
 class KernelToExt4jIT {
   @TempDir
   static Path dir;

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * stops without checkpointing; e2fsck must replay them, the file must then hold the new contents,
  * and a second e2fsck must find nothing to fix.
  */
+@Tag("oracle")
 class Ext4jToKernelJournalTest {
 
   @ParameterizedTest(name = "{0}-byte blocks, async commit {1}")

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * each either succeed or fail with a {@link JournalException} that names what failed — never
  * another exception type, a hang or an out-of-memory error.
  */
+@Tag("fast")
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class KernelJournalCorruptionTest {
   private static final int TRIALS = 60;

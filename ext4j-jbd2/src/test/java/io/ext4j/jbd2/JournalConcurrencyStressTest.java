@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Meanwhile reader threads call {@link Journal#isCommitted} on tids they saw and check it never goes
  * from true back to false. Failures in workers surface through their futures in the test thread.
  */
+@Tag("crash")
 @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalConcurrencyStressTest {
   static final long HOME0 = 200;

@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Thread interleavings are not reproducible, so a failure prints the seed (the workload's choices),
  * the crash state id and the events that matter.
  */
+@Tag("crash")
 @Timeout(value = 600, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalCrashStateTest {
   static final long HOME0 = 100;

@@ -9,9 +9,11 @@ import io.ext4j.testkit.FaultyBlockDevice.Fault;
 import io.ext4j.testkit.FaultyBlockDevice.Kind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A healthy FaultyBlockDevice meets the contract; then each fault. */
+@Tag("fast")
 class FaultyBlockDeviceTest extends BlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {

@@ -11,8 +11,10 @@ import io.ext4j.testkit.RecordingBlockDevice.Mark;
 import io.ext4j.testkit.RecordingBlockDevice.Write;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class RecordingBlockDeviceTest extends BlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {
