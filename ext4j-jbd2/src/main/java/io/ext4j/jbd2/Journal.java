@@ -46,14 +46,24 @@ import java.util.UUID;
  *
  * <h2>Threads and locks</h2>
  * Two private workers: the commit thread and the checkpointer (home writer). Callers' threads start
- * and stop handles and may checkpoint themselves when log space runs out. Locks and their order are
- * documented on {@link io.ext4j.jbd2.internal.JournalEngine}. {@link #isCommitted} and the
- * write-access fast path take no lock (see {@link CommittedCheck}, {@link WriteAccessPath}).
+ * and stop handles, may commit in place (a synchronous stop, {@link #completeTransaction} or
+ * {@link #forceCommit} that finds no commit under way) and may checkpoint themselves when log space
+ * runs out. Whatever thread commits runs the transaction's {@link OrderedData} and then the
+ * {@link CommitListener}s, which therefore must never take filesystem locks or wait for the journal.
+ * A thread holding a handle must not wait for its own transaction: {@link #waitCommit},
+ * {@link #completeTransaction} of it, {@link #forceCommit}, {@link #flush()} and {@link #close()}
+ * throw {@link IllegalStateException} there instead of hanging. Locks and their order are
+ * documented on {@link io.ext4j.jbd2.internal.JournalEngine}. {@link #isCommitted},
+ * {@link #lastCommittedTid()} and the write-access fast path take no lock (see
+ * {@link CommittedCheck}, {@link WriteAccessPath}).
  *
  * <h2>Durability</h2>
  * A synchronous handle's {@link Handle#stop()}, {@link #waitCommit}, {@link #completeTransaction}
  * and {@link #forceCommit} return only after the device flush that makes the transaction's commit
- * block durable; a transaction {@link #isCommitted} reports is durable. {@link #close()} returns
+ * block durable; a transaction {@link #isCommitted} reports is durable, and so is every tid up to
+ * {@link #lastCommittedTid()}. {@link #commitWillFlush} says whether a transaction's commit still
+ * has ahead of it a flush that covers data written now (ext4's fsync then needs no flush of its
+ * own). {@link #flush()} (waiting for open handles, holding new ones off) and {@link #close()} return
  * after every committed block is written home and flushed and the journal is marked empty.
  * {@link #closeWithoutCheckpoint()} commits and flushes but leaves the log for the next recovery.
  * An I/O error on any of these paths aborts the journal: every later call fails with
