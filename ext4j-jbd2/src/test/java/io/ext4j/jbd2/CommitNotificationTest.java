@@ -155,7 +155,7 @@ class CommitNotificationTest {
     final MemoryBlockDevice d;
     final Semaphore entered = new Semaphore(0);
     final Semaphore permits = new Semaphore(0);
-    volatile boolean armed;
+    volatile boolean armed; // set by the test thread, read by flushing threads
 
     SteppedFlushes(MemoryBlockDevice d) {
       this.d = d;
