@@ -77,10 +77,12 @@ final class JournalWorkload implements AutoCloseable {
     try (FileBlockDevice device = FileBlockDevice.open(image, BLOCK_SIZE, FileBlockDevice.Options.defaults());
         Journal journal = Journal.create(device, map, options)) {
       List<TimedRun.Op> ops = new ArrayList<>(threads);
+      List<JournalBuffer> pinned = new ArrayList<>(); // each thread's blocks, pinned for the row
       for (int i = 0; i < threads; i++) {
         JournalBuffer[] mine = new JournalBuffer[BLOCKS_PER_THREAD];
         for (int k = 0; k < mine.length; k++) {
           mine[k] = journal.buffer(JOURNAL_BLOCKS + (long) i * BLOCKS_PER_THREAD + k);
+          pinned.add(mine[k]);
         }
         ops.add(seq -> {
           Handle h = journal.start(2);
@@ -107,6 +109,7 @@ final class JournalWorkload implements AutoCloseable {
         edges[1] = journal.stats();
       });
       JournalStats end = journal.stats();
+      pinned.forEach(JournalBuffer::release);
       double seconds = r.windowNanos() / 1e9;
       long transactions = edges[1].transactions() - edges[0].transactions();
       double handles = edges[1].handlesPerTransaction() * edges[1].transactions()

@@ -10,10 +10,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A smoke test of the benchmark's shape. It asserts no speed: benchmarks are not timed tests. */
+@Tag("fast")
 class JournalBenchmarkTest {
   private static final List<String> ROW_KEYS = List.of("policy", "threads", "opsPerSec", "p50Micros", "p99Micros",
       "handlesPerTransaction", "flushesPerSec", "default", "deviceFlushesPerSec", "commitWakeup");

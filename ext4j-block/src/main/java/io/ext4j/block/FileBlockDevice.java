@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -29,14 +31,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * sparse image are not end of file and read as zeros, as the kernel returns them). The vectored
  * {@link #write(long, ByteBuffer...)} is one {@code writev}: {@code FileChannel} has no positional
  * gathering write, so the channel is positioned and written under {@code vectorLock}. Only vectored
- * writes take that lock; positional transfers do not use the position and run beside them.
+ * writes take that lock; positional transfers do not use the position and run beside them. A
+ * scattered write ({@link #write(long[], ByteBuffer[])}, the checkpoint's home writes) becomes one
+ * vectored write per run of contiguous entries.
  *
  * <h2>Direct I/O</h2>
  * With {@link Options#direct()} the file is opened with {@code O_DIRECT}: transfers bypass the page
  * cache and must be aligned to the file store's block size in buffer address, file position and
- * length. The device's block size must therefore be a multiple of that alignment (checked at open).
- * Buffers that are not direct and aligned are copied through an aligned direct buffer allocated per
- * call; pass aligned direct buffers ({@link #allocateAligned(int)}) to avoid the copy.
+ * length. The device's block size must therefore be a multiple of that alignment (checked at open),
+ * and {@link #alignment()} reports it. Buffers that are not direct and aligned are copied through
+ * bounce buffers of {@value #BOUNCE_BYTES} bytes (a transfer longer than that goes in pieces), taken
+ * from a small pool the device keeps (at most {@value #MAX_IDLE_BOUNCES} idle), so a transfer
+ * allocates nothing once the pool is warm; pass aligned direct buffers ({@link #allocateAligned(int)})
+ * to avoid the copy. A pool rather than a buffer per thread: virtual threads would each pin one.
+ *
+ * <h2>Zero-out</h2>
+ * {@link #zeroOut} writes zeros from one zero buffer the device keeps, in gathering writes of up to
+ * {@value #ZERO_RUN_BYTES} bytes. It does not punch holes: the JDK has no {@code fallocate}, and this
+ * module needs no native access.
  *
  * <h2>Size</h2>
  * The block count is {@code size / blockSize}, rounded down: a trailing partial block is not part of
@@ -112,6 +124,18 @@ public final class FileBlockDevice implements BlockDevice {
   private final boolean readOnly;
   private final int alignment; // 0 when buffered; else the O_DIRECT alignment in bytes
   private final ReentrantLock vectorLock = new ReentrantLock(); // guards the channel's position
+  /** Idle bounce buffers for direct I/O; a thread takes one for a transfer and gives it back. */
+  private final ConcurrentLinkedQueue<ByteBuffer> idleBounces = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger idleBounceCount = new AtomicInteger(); // approximately idleBounces.size(), kept lock-free
+  private final int bounceBytes; // a multiple of the block size
+  private volatile ByteBuffer zeros; // made on first zeroOut; never written after (shared read-only through duplicates)
+
+  /** Bytes of one direct-I/O bounce buffer (at least one block). */
+  static final int BOUNCE_BYTES = 256 * 1024;
+  /** Bounce buffers kept for reuse. */
+  static final int MAX_IDLE_BOUNCES = 8;
+  /** Bytes of zeros written per gathering write by {@link #zeroOut}. */
+  static final int ZERO_RUN_BYTES = 1 << 20;
 
   private FileBlockDevice(Path path, FileChannel channel, int blockSize, long blockCount, boolean readOnly, int alignment) {
     this.path = path;
@@ -121,6 +145,7 @@ public final class FileBlockDevice implements BlockDevice {
     this.blockCount = blockCount;
     this.readOnly = readOnly;
     this.alignment = alignment;
+    this.bounceBytes = Math.max(blockSize, BOUNCE_BYTES / blockSize * blockSize);
   }
 
   /** Opens an existing image file or raw block device read-write with buffered I/O. */
@@ -184,12 +209,19 @@ public final class FileBlockDevice implements BlockDevice {
   }
 
   /**
-   * A direct buffer of {@code bytes} bytes whose address is aligned for this device's direct I/O (or
-   * to the block size when buffered), so transfers need no bounce copy.
+   * A zero-filled direct buffer of {@code bytes} bytes whose address is aligned for this device's
+   * direct I/O (to 512 bytes when buffered: a direct buffer still spares the JDK's copy into its own),
+   * so transfers need no bounce copy.
    */
+  @Override
   public ByteBuffer allocateAligned(int bytes) {
-    int align = Math.max(alignment, 512);
-    return ByteBuffer.allocateDirect(bytes + align).alignedSlice(align).limit(bytes);
+    return BlockDevice.alignedBuffer(bytes, Math.max(alignment, 512));
+  }
+
+  /** The O_DIRECT alignment (the file store's block size) with direct I/O, else 1. */
+  @Override
+  public int alignment() {
+    return alignment == 0 ? 1 : alignment;
   }
 
   /** The image file or device path. */
@@ -226,12 +258,22 @@ public final class FileBlockDevice implements BlockDevice {
   public void read(long block, ByteBuffer dst) throws IOException {
     ensureOpen();
     BlockDevice.checkTransfer(this, block, dst);
-    if (needsBounce(dst)) {
-      ByteBuffer bounce = allocateAligned(dst.remaining());
-      readFully(block, bounce);
-      dst.put(bounce.flip());
-    } else {
+    if (!needsBounce(dst)) {
       readFully(block, dst);
+      return;
+    }
+    ByteBuffer bounce = takeBounce();
+    try {
+      long at = block;
+      while (dst.hasRemaining()) {
+        int n = Math.min(dst.remaining(), bounceBytes);
+        bounce.clear().limit(n);
+        readFully(at, bounce);
+        dst.put(bounce.flip());
+        at += n / blockSize;
+      }
+    } finally {
+      giveBack(bounce);
     }
   }
 
@@ -239,19 +281,29 @@ public final class FileBlockDevice implements BlockDevice {
   public void write(long block, ByteBuffer src) throws IOException {
     ensureWritable();
     BlockDevice.checkTransfer(this, block, src);
-    if (needsBounce(src)) {
-      ByteBuffer bounce = allocateAligned(src.remaining());
-      bounce.put(src.duplicate()).flip();
-      writeFully(block, bounce);
-      src.position(src.limit());
-    } else {
+    if (!needsBounce(src)) {
       writeFully(block, src);
+      return;
+    }
+    ByteBuffer bounce = takeBounce();
+    try {
+      long at = block;
+      while (src.hasRemaining()) {
+        int n = Math.min(src.remaining(), bounceBytes);
+        bounce.clear().put(src.slice(src.position(), n)).flip();
+        writeFully(at, bounce);
+        src.position(src.position() + n);
+        at += n / blockSize;
+      }
+    } finally {
+      giveBack(bounce);
     }
   }
 
   /**
    * Writes the buffers to consecutive blocks as one gathering write. With direct I/O the buffers are
-   * first copied into one aligned buffer and written positionally instead.
+   * copied through a pooled bounce buffer and written positionally instead, a bounce buffer's worth
+   * at a time.
    */
   @Override
   public void write(long block, ByteBuffer... srcs) throws IOException {
@@ -266,13 +318,41 @@ public final class FileBlockDevice implements BlockDevice {
       return;
     }
     if (alignment != 0) {
-      ByteBuffer bounce = allocateAligned(Math.toIntExact(total));
-      for (ByteBuffer src : srcs) {
-        bounce.put(src);
-      }
-      writeFully(block, bounce.flip());
+      writeDirectThroughBounce(block, srcs);
       return;
     }
+    gather(block, srcs, total);
+  }
+
+  /** Fills bounce buffers from the sources in order and writes each full one positionally. */
+  private void writeDirectThroughBounce(long block, ByteBuffer[] srcs) throws IOException {
+    ByteBuffer bounce = takeBounce();
+    try {
+      long at = block;
+      bounce.clear();
+      for (ByteBuffer src : srcs) {
+        while (src.hasRemaining()) {
+          int n = Math.min(src.remaining(), bounce.remaining());
+          bounce.put(src.slice(src.position(), n));
+          src.position(src.position() + n);
+          if (!bounce.hasRemaining()) {
+            int blocks = bounce.position() / blockSize;
+            writeFully(at, bounce.flip());
+            at += blocks;
+            bounce.clear();
+          }
+        }
+      }
+      if (bounce.position() > 0) {
+        writeFully(at, bounce.flip());
+      }
+    } finally {
+      giveBack(bounce);
+    }
+  }
+
+  /** One gathering write at {@code block} under {@code vectorLock} (buffered I/O only). */
+  private void gather(long block, ByteBuffer[] srcs, long total) throws IOException {
     long position = block * blockSize;
     vectorLock.lock();
     try {
@@ -288,6 +368,75 @@ public final class FileBlockDevice implements BlockDevice {
     } finally {
       vectorLock.unlock();
     }
+  }
+
+  /**
+   * Writes zeros over {@code [block, block + count)}: gathering writes of duplicates of one shared
+   * zero buffer (aligned for direct I/O), so nothing is allocated per call. See the class doc for why
+   * no hole is punched.
+   */
+  @Override
+  public void zeroOut(long block, long count) throws IOException {
+    ensureWritable();
+    BlockDevice.checkRange(this, block, count);
+    ByteBuffer z = zeroBuffer();
+    int perBuffer = z.capacity() / blockSize;
+    long at = block;
+    long left = count;
+    while (left > 0) {
+      long run = Math.min(left, (long) perBuffer * (ZERO_RUN_BYTES / z.capacity()));
+      if (alignment != 0) {
+        int n = (int) Math.min(run, perBuffer);
+        writeFully(at, z.duplicate().clear().limit(n * blockSize));
+        at += n;
+        left -= n;
+        continue;
+      }
+      int buffers = (int) ((run + perBuffer - 1) / perBuffer);
+      ByteBuffer[] srcs = new ByteBuffer[buffers];
+      long rest = run;
+      for (int i = 0; i < buffers; i++) {
+        int n = (int) Math.min(rest, perBuffer);
+        srcs[i] = z.duplicate().clear().limit(n * blockSize);
+        rest -= n;
+      }
+      gather(at, srcs, run * blockSize);
+      at += run;
+      left -= run;
+    }
+  }
+
+  private ByteBuffer zeroBuffer() {
+    ByteBuffer z = zeros;
+    if (z == null) {
+      z = allocateAligned(Math.max(blockSize, 64 * 1024 / blockSize * blockSize)); // zero-filled
+      zeros = z; // a racing thread may make its own: both are zeros
+    }
+    return z;
+  }
+
+  /** A bounce buffer of {@code bounceBytes}: an idle one, else a new one. */
+  private ByteBuffer takeBounce() {
+    ByteBuffer b = idleBounces.poll();
+    if (b != null) {
+      idleBounceCount.decrementAndGet();
+      return b;
+    }
+    return allocateAligned(bounceBytes);
+  }
+
+  /** Returns a bounce buffer to the pool unless it already holds {@value #MAX_IDLE_BOUNCES}. */
+  private void giveBack(ByteBuffer b) {
+    if (idleBounceCount.incrementAndGet() <= MAX_IDLE_BOUNCES) {
+      idleBounces.offer(b);
+    } else {
+      idleBounceCount.decrementAndGet();
+    }
+  }
+
+  /** Bounce buffers allocated so far but idle now (for tests: a warm pool allocates nothing). */
+  int idleBounceBuffers() {
+    return idleBounceCount.get();
   }
 
   /** {@code fdatasync}: returns when every write completed before the call is on stable storage. */

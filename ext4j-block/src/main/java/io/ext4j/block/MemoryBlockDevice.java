@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link #snapshot()} is cheap because snapshots share the unchanged arrays. Blocks never written
  * read as zeros and take no memory.
  *
+ * <p>{@link #zeroOut} drops the blocks (they read as zeros and take no memory again).
+ *
  * <h2>Durability</h2>
  * Every completed write is as durable as this device ever gets: there is no cache, {@link #flush()}
  * does nothing but check the device is open and writable, and everything is lost with the object.
@@ -134,6 +136,19 @@ public final class MemoryBlockDevice implements BlockDevice {
       byte[] b = new byte[blockSize];
       src.get(b);
       blocks.set((int) block + i, b);
+    }
+  }
+
+  /** Drops the blocks: they read as zeros again and take no memory. */
+  @Override
+  public void zeroOut(long block, long count) throws IOException {
+    ensureOpen();
+    if (readOnly) {
+      throw new ReadOnlyDeviceException(name);
+    }
+    BlockDevice.checkRange(this, block, count);
+    for (long b = block; b < block + count; b++) {
+      blocks.set((int) b, null);
     }
   }
 

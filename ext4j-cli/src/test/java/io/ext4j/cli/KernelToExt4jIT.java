@@ -1,21 +1,22 @@
 package io.ext4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ext4j.testkit.E2fsprogs;
 import io.ext4j.testkit.KernelFixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,13 +33,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * identical: both mark the journal empty with {@code s_sequence = end + 1}, {@code s_start = 0} and
  * the rest of the journal superblock untouched; e2fsck writes only the master superblock.
  */
+@Tag("oracle")
 class KernelToExt4jIT {
   @TempDir
   static Path dir;
 
   @BeforeAll
   static void needsE2fsprogs() {
-    assumeTrue(onPath("debugfs") && onPath("e2fsck"), "e2fsprogs (debugfs, e2fsck) not installed");
+    E2fsprogs.requireInstalled("debugfs"); // the oracles: a missing tool fails, never skips
+    E2fsprogs.requireInstalled("e2fsck");
   }
 
   static Stream<String> fixtures() {
@@ -55,7 +58,7 @@ class KernelToExt4jIT {
 
     assertThat(cli.exitCode()).as(cli.err()).isZero();
     Map<Long, Tx> ours = fromJson(cli.out());
-    Map<Long, Tx> theirs = fromLogdump(run(img.getParent(), "debugfs", "-R", "logdump -a", img.toString()));
+    Map<Long, Tx> theirs = fromLogdump(run("debugfs", "-R", "logdump -a", img.toString()));
     assertThat(theirs).as("debugfs lists transactions").isNotEmpty();
     assertThat(ours).isEqualTo(theirs);
     assertThat(Files.readAllBytes(img)).as("dump leaves the image untouched").isEqualTo(before);
@@ -123,7 +126,7 @@ class KernelToExt4jIT {
     prepare.on(ours);
     prepare.on(theirs);
     Cli cli = Cli.run("journal", "recover", ours.toString());
-    Ran e2fsck = exec(theirs.getParent(), "e2fsck", "-E", "journal_only", "-y", theirs.toString());
+    Ran e2fsck = exec("e2fsck", "-E", "journal_only", "-y", theirs.toString());
     assertThat(e2fsck.exit()).as("e2fsck exit code; output:%n%s", e2fsck.out()).isLessThanOrEqualTo(1);
     return new Both(ours, theirs, KernelFixtures.blockSize(name), cli, e2fsck.out());
   }
@@ -241,30 +244,16 @@ class KernelToExt4jIT {
     return out;
   }
 
-  static boolean onPath(String tool) {
-    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (Files.isExecutable(Path.of(d, tool))) {
-        return true;
-      }
-    }
-    return Files.isExecutable(Path.of("/usr/sbin", tool)) || Files.isExecutable(Path.of("/sbin", tool));
-  }
-
-  /** A finished command: its exit status and standard output (standard error is discarded). */
+  /** A finished command: its exit status and standard output (standard error is left out). */
   record Ran(int exit, List<String> out) {}
 
-  /** Runs a command in {@code cwd} to completion (at most two minutes). */
-  static Ran exec(Path cwd, String... cmd) throws IOException, InterruptedException {
-    Path log = Files.createTempFile(cwd, "out", ".txt");
-    Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectOutput(log.toFile())
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(String.join(" ", cmd) + " finished").isTrue();
-    List<String> lines = Files.readAllLines(log);
-    Files.delete(log);
-    return new Ran(p.exitValue(), lines);
+  /** Runs a command to completion (at most two minutes; see {@link E2fsprogs#run}). */
+  static Ran exec(String... cmd) {
+    E2fsprogs.Result r = E2fsprogs.run(Duration.ofMinutes(2), cmd);
+    return new Ran(r.exitCode(), r.stdout().lines().toList());
   }
 
-  static List<String> run(Path cwd, String... cmd) throws IOException, InterruptedException {
-    return exec(cwd, cmd).out();
+  static List<String> run(String... cmd) {
+    return exec(cmd).out();
   }
 }

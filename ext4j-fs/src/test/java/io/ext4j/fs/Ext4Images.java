@@ -1,58 +1,39 @@
 package io.ext4j.fs;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.fs.format.MappedRange;
+import io.ext4j.testkit.E2fsprogs;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Test images made by e2fsprogs, and e2fsprogs as the oracle that reads them back. */
+/**
+ * Test images made by e2fsprogs, and e2fsprogs as the oracle that reads them back, through
+ * {@link E2fsprogs} (timeouts that start before output is read, stdin closed, a missing tool fails).
+ */
 public final class Ext4Images {
   public static final Path DIR = Path.of("target", "test-images");
   private static final Pattern RANGE = Pattern.compile("\\((\\d+)(?:-(\\d+))?\\):(\\d+)(?:-(\\d+))?");
 
   private Ext4Images() {}
 
-  /** What a command printed (stdout and stderr merged) and its exit status. */
-  public record Result(int exit, String output) {}
-
-  /**
-   * Skips the calling test when {@code tool} is not installed — except under CI ({@code CI} set),
-   * whose {@code .ci/run} installs e2fsprogs: there a missing tool fails the test.
-   */
-  public static void assumeTool(String tool) {
-    boolean found = false;
-    for (String dir : List.of("/sbin", "/usr/sbin", "/bin", "/usr/bin")) {
-      found |= Files.isExecutable(Path.of(dir, tool));
-    }
-    if (System.getenv("CI") != null) {
-      assertThat(found).as("%s is installed (CI must install it)", tool).isTrue();
-    }
-    assumeTrue(found, tool + " is not installed");
+  /** Runs an e2fsprogs command (which must be installed) to completion within {@link E2fsprogs#TIMEOUT}. */
+  public static E2fsprogs.Result run(String... command) {
+    E2fsprogs.requireInstalled(command[0]);
+    return E2fsprogs.run(E2fsprogs.TIMEOUT, command);
   }
 
-  /** Runs a command to completion; fails the test if it cannot start or takes over a minute. */
-  public static Result run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    byte[] out = p.getInputStream().readAllBytes();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s finished", List.of(command)).isTrue();
-    return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-  }
-
-  /** Runs a command that must exit 0 and returns its output. */
-  public static String runOk(String... command) throws IOException, InterruptedException {
-    Result r = run(command);
-    assertThat(r.exit()).as("exit status of %s; output:%n%s", List.of(command), r.output()).isZero();
+  /** Runs a command that must exit 0 and returns what it printed (stdout, then stderr). */
+  public static String runOk(String... command) {
+    E2fsprogs.Result r = run(command);
+    assertThat(r.exitCode()).as("exit status of %s; output:%n%s", List.of(command), r.output()).isZero();
     return r.output();
   }
 
@@ -60,18 +41,16 @@ public final class Ext4Images {
    * A fresh {@code mib} MiB image at {@code target/test-images/<name>.img} made by
    * {@code mkfs.ext4 -q -F -b <blockSize> <options>}.
    */
-  public static Path mkfs(String name, int blockSize, int mib, String... options) throws IOException, InterruptedException {
-    assumeTool("mkfs.ext4");
+  public static Path mkfs(String name, int blockSize, int mib, String... options) throws IOException {
     Files.createDirectories(DIR);
     Path img = DIR.resolve(name + ".img");
     Files.deleteIfExists(img);
     try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
       f.setLength((long) mib << 20);
     }
-    List<String> cmd = new ArrayList<>(List.of("mkfs.ext4", "-q", "-F", "-b", Integer.toString(blockSize)));
-    cmd.addAll(List.of(options));
-    cmd.add(img.toString());
-    runOk(cmd.toArray(String[]::new));
+    List<String> args = new ArrayList<>(List.of("-b", Integer.toString(blockSize)));
+    args.addAll(List.of(options));
+    E2fsprogs.mkfs(img, args.toArray(String[]::new));
     return img;
   }
 
@@ -81,8 +60,7 @@ public final class Ext4Images {
   }
 
   /** {@code dumpe2fs -h} output. */
-  public static String dumpe2fsHeader(Path img) throws IOException, InterruptedException {
-    assumeTool("dumpe2fs");
+  public static String dumpe2fsHeader(Path img) {
     return runOk("dumpe2fs", "-h", img.toString());
   }
 
@@ -97,8 +75,7 @@ public final class Ext4Images {
    * The data ranges {@code debugfs -R "stat <ino>"} lists (index/indirect blocks left out), with
    * ranges that continue each other merged, as {@link io.ext4j.fs.format.FileBlockMap} returns them.
    */
-  public static List<MappedRange> debugfsRanges(Path img, long ino) throws IOException, InterruptedException {
-    assumeTool("debugfs");
+  public static List<MappedRange> debugfsRanges(Path img, long ino) {
     String out = runOk("debugfs", "-R", "stat <" + ino + ">", img.toString());
     int at = Math.max(out.indexOf("EXTENTS:"), out.indexOf("BLOCKS:"));
     assertThat(at).as("block list in debugfs stat output:%n%s", out).isPositive();
@@ -119,7 +96,7 @@ public final class Ext4Images {
   }
 
   /** {@code debugfs -R "bmap <ino> block"}: the filesystem block holding a file block. */
-  public static long debugfsBmap(Path img, long ino, long block) throws IOException, InterruptedException {
+  public static long debugfsBmap(Path img, long ino, long block) {
     String out = runOk("debugfs", "-R", "bmap <" + ino + "> " + block, img.toString());
     return Long.parseLong(out.lines().filter(l -> l.matches("\\d+")).findFirst().orElseThrow());
   }

@@ -13,10 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** FileBlockMap on extent trees deeper than the inode's root, checked against debugfs. */
+@Tag("oracle")
 class FileBlockMapTest {
 
   /** An image holding /sparse: every other block written, so 21 one-block extents need an index node. */

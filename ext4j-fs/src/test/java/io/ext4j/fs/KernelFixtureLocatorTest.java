@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ext4j.fs.format.MappedRange;
 import io.ext4j.testkit.KernelFixtures;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The locator on images the kernel left needing recovery (power-cut fixtures). */
+@Tag("oracle")
 class KernelFixtureLocatorTest {
 
   static java.util.List<String> fixtures() {

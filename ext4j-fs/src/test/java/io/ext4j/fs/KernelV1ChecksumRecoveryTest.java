@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * commit (the kernel's journals here use sync commit): the transactions before it are replayed, it
  * and everything after are not, and opening the journal is refused as the kernel refuses to mount.
  */
+@Tag("fast")
 class KernelV1ChecksumRecoveryTest {
 
   /** A fresh in-memory copy of a fixture image, and where its journal is. */

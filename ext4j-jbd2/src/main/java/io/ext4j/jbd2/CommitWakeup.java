@@ -10,8 +10,9 @@ public enum CommitWakeup {
    * waiters with one {@code wake_up} on a wait queue. The waiters sleep in {@code futex(2)} on a
    * word the committer changes when it publishes; the kernel wakes them all in one system call, and
    * woken threads need no lock to learn the outcome. Needs Linux on x86-64 or AArch64 and native
-   * access for ext4j ({@code --enable-native-access=ALL-UNNAMED}, or the module's name on the module
-   * path; the {@code ext4j} launcher and JAR enable it). Where that is missing the journal uses
+   * access for ext4j ({@code --enable-native-access=ALL-UNNAMED} on the class path,
+   * {@code --enable-native-access=io.ext4j.jbd2} on the module path; the {@code ext4j} launcher and JAR
+   * enable it). Where that is missing the journal uses
    * {@link #UNPARK_EACH} instead, without a warning; {@link Journal#commitWakeup()} says which runs.
    * Small groups (fewer than 6 handles in the transaction and in the last commit) still wait to be
    * unparked one by one: for a thread or two an unpark is quicker than a futex round trip. Virtual

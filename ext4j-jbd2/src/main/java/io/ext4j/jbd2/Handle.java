@@ -4,7 +4,10 @@ package io.ext4j.jbd2;
  * One atomic update: every buffer dirtied through a handle commits in the same transaction as every
  * other buffer of that transaction, or none of them does. Obtain with {@link Journal#start(int)};
  * a handle belongs to the thread that started it, and a thread that starts again while holding one
- * gets the same handle back (nesting), which then needs one more {@link #stop()}.
+ * gets the same handle back (nesting), which then needs one more {@link #stop()}. A nested start
+ * that asks for more credits (or revoke records) than the handle has left extends the handle to
+ * them in its transaction, or throws {@link IllegalStateException} if the transaction cannot give
+ * them (the outer start must then ask for enough).
  *
  * <h2>Credits</h2>
  * A handle's credits are the number of distinct buffers it may newly add to the transaction: the
@@ -58,16 +61,36 @@ public interface Handle extends AutoCloseable {
 
   /**
    * Ends this handle's part of its transaction, asks for that transaction's commit, and continues with
-   * {@code credits} in the running transaction — as in jbd2, that may still be the same one if its
-   * commit has not locked it yet.
+   * {@code credits} and no revoke records in the running transaction — as in jbd2, that may still be
+   * the same one if its commit has not locked it yet. Same as {@code restart(credits, 0)}.
    */
   void restart(int credits) throws JournalException;
+
+  /**
+   * {@link #restart(int)} with {@code revokeRecords} revoke records for the new part (ext4's truncate
+   * restarts while it frees index blocks, revoking them). Credits and revoke records left unused
+   * return to the old transaction (as at stop).
+   *
+   * @throws IllegalArgumentException if the credits and the revoke blocks they need exceed
+   *     {@link Journal#maxHandleCredits()} (the handle is left as it was)
+   * @throws IllegalStateException if the handle is nested or stopped
+   */
+  void restart(int credits, int revokeRecords) throws JournalException;
 
   /** Makes {@link #stop()} wait until the transaction is durable (O_SYNC behaviour). */
   void setSync(boolean sync);
 
-  /** Data that must reach the device before this transaction's commit block (data=ordered). */
-  void addOrderedData(OrderedData data);
+  /**
+   * Records that blocks {@code [first, first + count)} of {@code owner}'s data (in its own
+   * numbering) must reach the device before this transaction's commit block (data=ordered); merged
+   * with the owner's other ranges in the transaction. See {@link OrderedData} for when and on which
+   * thread the commit writes them, and what the owner must never do there.
+   *
+   * @throws IllegalStateException if the handle was stopped
+   * @throws UnsupportedOperationException with async commit, which cannot order data
+   * @throws IllegalArgumentException if the range is not positive
+   */
+  void addOrderedData(OrderedData owner, long first, long count);
 
   /** Ends the handle (or one nesting level). See Durability. */
   void stop() throws JournalException;

@@ -4,16 +4,18 @@ import java.nio.ByteBuffer;
 
 /**
  * A cached metadata block that changes only through the journal. Obtain one from
- * {@link Journal#buffer(long)} (read from the device on first use) or {@link Journal#newBuffer(long)}
+ * {@link Journal#buffer(long)} (read from the device if not cached) or {@link Journal#newBuffer(long)}
  * (a fresh block that need not be read), then in a handle: get write, create or undo access, change
- * the contents through {@link #data()}, and call {@link Handle#dirtyMetadata(JournalBuffer)}.
+ * the contents through {@link #data()}, and call {@link Handle#dirtyMetadata(JournalBuffer)}. Each
+ * of those two calls pins the block in the block cache and needs one {@link #release()}; the
+ * handle's calls need the caller's pin ({@code try (JournalBuffer b = journal.buffer(n)) { … }}).
  *
  * <p>The journal owns the block until it is checkpointed home; the caller owns <em>mutual
  * exclusion</em> of concurrent changes to the same buffer by several handles of one transaction
  * (as ext4 holds its own locks around bitmap and inode-table edits). Contents change only between a
  * successful access call and the end of the handle.
  */
-public interface JournalBuffer {
+public interface JournalBuffer extends AutoCloseable {
   /** The home block number on the device. */
   long block();
 
@@ -30,9 +32,18 @@ public interface JournalBuffer {
   ByteBuffer committedData();
 
   /**
-   * Drops the reference {@link Journal#buffer(long)} or {@link Journal#newBuffer(long)} handed out;
-   * each of those calls needs one release. The journal keeps a buffer cached for as long as a
-   * transaction or a pending checkpoint needs it, whether or not anyone holds a reference.
+   * Drops the pin {@link Journal#buffer(long)} or {@link Journal#newBuffer(long)} took; each of those
+   * calls needs one release, and the reference must not be used after it (get the buffer again).
+   * The journal keeps a buffer cached for as long as a transaction or a pending checkpoint needs it,
+   * whether or not anyone holds it pinned; a released buffer without journal state may be evicted.
+   *
+   * @throws IllegalStateException if the block was released more often than it was pinned
    */
-  default void release() {}
+  void release();
+
+  /** {@link #release()}, for try-with-resources. */
+  @Override
+  default void close() {
+    release();
+  }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * grows by a scripted number of joiners after every wait, and a record of every wait the policy asks
  * for. The assertions name the exact waits.
  */
+@Tag("fast")
 class BatchingPoliciesTest {
   static final long US = 1_000;
   static final long MS = 1_000_000;

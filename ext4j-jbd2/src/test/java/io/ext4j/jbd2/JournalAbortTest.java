@@ -19,6 +19,7 @@ import io.ext4j.testkit.RecordingBlockDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * whose synchronous stop returned before is recovered from the device (checked on every crash state
  * of the recorded device, so "returned" really means "flushed").
  */
+@Tag("crash")
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalAbortTest {
   static final long A = 100;
@@ -67,10 +69,11 @@ class JournalAbortTest {
 
     Handle h = j.start(1);
     int failedTid = h.tid();
-    JournalBuffer a = j.buffer(A);
-    h.getWriteAccess(a);
-    a.data().put(image(2, 0, A, false));
-    h.dirtyMetadata(a);
+    try (JournalBuffer a = j.buffer(A)) {
+      h.getWriteAccess(a);
+      a.data().put(image(2, 0, A, false));
+      h.dirtyMetadata(a);
+    }
     h.setSync(true);
     Throwable stop = catchThrowable(h::stop);
 

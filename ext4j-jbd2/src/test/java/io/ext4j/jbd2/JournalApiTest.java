@@ -7,14 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.block.MemoryBlockDevice;
-import io.ext4j.jbd2.format.JournalHeader;
-import io.ext4j.testkit.RecordingBlockDevice;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,9 +20,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The journal's API contract, one behaviour per test: handles and nesting, credits, extend and
- * restart, forget and revoke, undo access, ordered data, commit queries, tid wraparound, and what
+ * restart, forget and revoke, undo access, commit queries, tid wraparound, and what
  * close and closeWithoutCheckpoint leave on disk.
  */
+@Tag("fast")
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalApiTest {
   static final long A = 100;
@@ -95,14 +94,15 @@ class JournalApiTest {
   void nestedStart_returnsTheSameHandle_andTheOuterStopEndsIt() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle outer = j.start(2);
-      Handle inner = j.start(5);
+      Handle inner = j.start(1);
       assertThat(inner).isSameAs(outer);
-      assertThat(inner.credits()).as("a nested start adds no credits").isEqualTo(2);
+      assertThat(inner.credits()).as("a nested start within what is left adds nothing").isEqualTo(2);
       inner.stop();
       JournalBuffer a = j.buffer(A);
       outer.getWriteAccess(a); // still usable after the inner stop
       a.data().put(0, (byte) 7);
       outer.dirtyMetadata(a);
+      a.release();
       outer.stop();
       assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
       Handle next = j.start(1);
@@ -112,19 +112,105 @@ class JournalApiTest {
   }
 
   @Test
+  void nestedStart_withMoreCreditsThanLeft_extendsTheHandleInItsTransaction() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      Handle outer = j.start(1);
+      int tid = outer.tid();
+      Handle inner = j.start(50);
+      assertThat(inner).isSameAs(outer);
+      assertThat(inner.credits()).isEqualTo(50);
+      assertThat(inner.tid()).isEqualTo(tid);
+      for (int i = 0; i < 50; i++) {
+        try (JournalBuffer b = j.buffer(A + i)) {
+          inner.getWriteAccess(b);
+          b.data().put(image(1, i, A + i, false));
+          inner.dirtyMetadata(b);
+        }
+      }
+      inner.stop();
+      outer.setSync(true);
+      outer.stop();
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+    for (int i = 0; i < 50; i++) {
+      assertThat(read(dev, A + i)).isEqualTo(image(1, i, A + i, false));
+    }
+  }
+
+  @Test
+  void nestedStart_withMoreRevokeRecordsThanLeft_extendsTheRevokeRecords() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle outer = j.start(0, 1);
+      outer.revoke(A);
+      assertThatThrownBy(() -> outer.revoke(B)).as("one record declared").isInstanceOf(IllegalStateException.class);
+      Handle inner = j.start(0, 3);
+      inner.revoke(B);
+      inner.revoke(C);
+      inner.revoke(C + 1);
+      assertThatThrownBy(() -> inner.revoke(C + 2)).isInstanceOf(IllegalStateException.class);
+      inner.stop();
+      outer.stop();
+    }
+  }
+
+  @Test
+  void nestedStart_needingMoreThanTheTransactionCanGive_throwsAndLeavesTheHandleAsItWas() throws Exception {
+    JournalOptions small = quiet().toBuilder().maxTransactionBuffers(64).build();
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, small)) {
+      CountDownLatch holding = new CountDownLatch(1);
+      CountDownLatch done = new CountDownLatch(1);
+      int big = j.maxHandleCredits() - 2;
+      CompletableFuture<Void> other = JournalFixtures.asyncRun(() -> {
+        try {
+          Handle h = j.start(big); // most of the transaction
+          holding.countDown();
+          done.await();
+          h.stop();
+        } catch (JournalException | InterruptedException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+      Handle outer = j.start(1);
+      assertThatThrownBy(() -> j.start(10)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("nested start(10").hasMessageContaining("cannot give");
+      assertThat(outer.credits()).isEqualTo(1);
+      outer.stop(); // one stop ends it: the failed nested start did not nest
+      assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
+      done.countDown();
+      other.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void nestedStart_withMoreThanAHandleMayHold_throwsIllegalArgument() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle outer = j.start(1);
+      assertThatThrownBy(() -> j.start(j.maxHandleCredits() + 1)).isInstanceOf(IllegalArgumentException.class);
+      outer.stop();
+      assertThatThrownBy(outer::stop).isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  @Test
   void dirtyingMoreDistinctBuffersThanCredits_throwsIllegalStateException_butRedirtyingIsFree() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle h = j.start(2);
       for (long block : new long[] {A, B}) {
-        JournalBuffer b = j.buffer(block);
-        h.getWriteAccess(b);
-        h.dirtyMetadata(b);
+        try (JournalBuffer b = j.buffer(block)) {
+          h.getWriteAccess(b);
+          h.dirtyMetadata(b);
+        }
       }
-      h.dirtyMetadata(j.buffer(A)); // the same buffer again costs nothing
+      try (JournalBuffer again = j.buffer(A)) {
+        h.dirtyMetadata(again); // the same buffer again costs nothing
+      }
       assertThat(h.credits()).isZero();
-      JournalBuffer c = j.buffer(C);
-      h.getWriteAccess(c);
-      assertThatThrownBy(() -> h.dirtyMetadata(c)).isInstanceOf(IllegalStateException.class);
+      try (JournalBuffer c = j.buffer(C)) {
+        h.getWriteAccess(c);
+        assertThatThrownBy(() -> h.dirtyMetadata(c)).isInstanceOf(IllegalStateException.class);
+      }
       h.stop();
     }
   }
@@ -159,6 +245,7 @@ class JournalApiTest {
       h.getWriteAccess(a);
       a.data().put(image(1, 1, A, false));
       h.dirtyMetadata(a);
+      a.release();
       int first = h.tid();
       h.restart(2);
       int second = h.tid();
@@ -173,6 +260,121 @@ class JournalApiTest {
   }
 
   @Test
+  void restart_withRevokeRecords_letsTheNewPartRevoke_andRecoveryHonoursTheRevokesOfBothParts() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    byte[] baseA = read(dev, A);
+    byte[] baseB = read(dev, B);
+    Journal j = Journal.create(dev, MAP, quiet());
+    JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+    JournalFixtures.writeBlock(j, B, image(1, 2, B, false), true);
+    Handle h = j.start(0, 1); // ext4's truncate: free index blocks, revoking each, restarting between
+    h.revoke(A);
+    h.restart(0, 2);
+    h.revoke(B);
+    h.revoke(C);
+    assertThatThrownBy(() -> h.revoke(C + 1)).as("two records asked for at restart").isInstanceOf(IllegalStateException.class);
+    h.setSync(true);
+    h.stop();
+    j.closeWithoutCheckpoint();
+    MemoryBlockDevice recovered = recover(dev);
+    assertThat(read(recovered, A)).as("revoked before the restart").isEqualTo(baseA);
+    assertThat(read(recovered, B)).as("revoked after the restart").isEqualTo(baseB);
+  }
+
+  @Test
+  void restart_withMoreThanAHandleMayHold_throwsAndKeepsTheHandleInItsTransaction() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThatThrownBy(() -> h.restart(j.maxHandleCredits() + 1, 0)).isInstanceOf(IllegalArgumentException.class);
+      assertThat(h.tid()).isEqualTo(tid);
+      assertThat(h.credits()).isEqualTo(1);
+      h.stop();
+    }
+  }
+
+  @Test
+  void waitingForTheCallersOwnTransaction_throwsInsteadOfHanging() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      int committed = JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true);
+      Handle h = j.start(1);
+      int tid = h.tid();
+      assertThatThrownBy(() -> j.completeTransaction(tid)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("holding a handle");
+      assertThatThrownBy(() -> j.waitCommit(tid)).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::forceCommit).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::flush).isInstanceOf(IllegalStateException.class);
+      assertThatThrownBy(j::close).isInstanceOf(IllegalStateException.class);
+      j.completeTransaction(committed); // another, committed transaction: returns at once
+      h.stop();
+      j.completeTransaction(tid); // and once the handle stopped, it commits
+      assertThat(j.isCommitted(tid)).isTrue();
+    }
+  }
+
+  @Test
+  void flush_waitsForAHandleStartedWhileItRuns_andReturnsWithTheJournalEmpty() throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device("api");
+    Journal j = Journal.create(dev, MAP, quiet());
+    CountDownLatch committing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Handle h1 = j.start(1);
+    try (JournalBuffer a = j.buffer(A)) {
+      h1.getWriteAccess(a);
+      a.data().put(image(1, 1, A, false));
+      h1.dirtyMetadata(a);
+    }
+    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the flush's commit
+    h1.stop();
+    CompletableFuture<Integer> flush = JournalFixtures.async(() -> {
+      try {
+        j.flush();
+        return JournalFixtures.superblock(dev).start() == 0 ? 0 : 1;
+      } catch (java.io.IOException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    assertThat(committing.await(10, TimeUnit.SECONDS)).as("the flush's commit began").isTrue();
+    // A handle started now (the old transaction is committing, none runs): it must wait for the flush.
+    java.util.concurrent.atomic.AtomicReference<Thread> starter = new java.util.concurrent.atomic.AtomicReference<>();
+    CountDownLatch stopIt = new CountDownLatch(1);
+    CompletableFuture<Integer> late = JournalFixtures.async(() -> {
+      starter.set(Thread.currentThread());
+      try {
+        Handle h2 = j.start(1);
+        int tid = h2.tid();
+        try (JournalBuffer b = j.buffer(B)) {
+          h2.getWriteAccess(b);
+          b.data().put(image(2, 2, B, false));
+          h2.dirtyMetadata(b);
+        }
+        stopIt.await();
+        h2.stop();
+        return tid;
+      } catch (java.io.IOException | InterruptedException e) {
+        throw new RuntimeException(e);
+      }
+    });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!late.isDone() && !parkedInStart(starter.get()) && System.nanoTime() < deadline) {
+      Thread.onSpinWait(); // bounded: the late start either parks at the flush's barrier or gets its handle
+    }
+    release.countDown();
+    int emptyOnReturn = flush.get(10, TimeUnit.SECONDS);
+    stopIt.countDown();
+    int lateTid = late.get(10, TimeUnit.SECONDS);
+    assertThat(emptyOnReturn).as("s_start == 0 when flush returned").isZero();
+    assertThat(read(dev, A)).as("home when flush returned").isEqualTo(image(1, 1, A, false));
+    j.completeTransaction(lateTid);
+    j.close();
+    assertThat(read(dev, B)).isEqualTo(image(2, 2, B, false));
+  }
+
+  private static boolean parkedInStart(Thread t) {
+    return t != null && (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING);
+  }
+
+  @Test
   void forget_ofABufferTheTransactionModified_refundsItsCredit() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       Handle h = j.start(1);
@@ -181,10 +383,12 @@ class JournalApiTest {
       h.dirtyMetadata(a);
       assertThat(h.credits()).isZero();
       h.forget(a);
+      a.release();
       assertThat(h.credits()).isEqualTo(1);
-      JournalBuffer b = j.buffer(B);
-      h.getWriteAccess(b);
-      h.dirtyMetadata(b);
+      try (JournalBuffer b = j.buffer(B)) {
+        h.getWriteAccess(b);
+        h.dirtyMetadata(b);
+      }
       h.stop();
     }
   }
@@ -236,6 +440,7 @@ class JournalApiTest {
     h.getWriteAccess(a);
     a.data().put(reused);
     h.dirtyMetadata(a);
+    a.release();
     h.setSync(true);
     h.stop();
     j.closeWithoutCheckpoint();
@@ -254,6 +459,7 @@ class JournalApiTest {
     h.getCreateAccess(a);
     a.data().put(reused);
     h.dirtyMetadata(a);
+    a.release();
     h.setSync(true);
     h.stop();
     j.closeWithoutCheckpoint();
@@ -272,6 +478,7 @@ class JournalApiTest {
       h.getCreateAccess(a);
       a.data().put(reused);
       h.dirtyMetadata(a);
+      a.release();
       h.setSync(true);
       h.stop();
     }
@@ -291,16 +498,9 @@ class JournalApiTest {
     a.data().put(image(1, 1, A, false));
     h1.dirtyMetadata(a);
     int first = h1.tid();
-    h1.addOrderedData(() -> { // holds the commit of `first` after it stopped taking handles
-      committing.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the commit of `first` after it stopped taking handles
     h1.stop();
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+    CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
       try {
         j.completeTransaction(first);
       } catch (JournalException e) {
@@ -314,6 +514,7 @@ class JournalApiTest {
     h2.getWriteAccess(a);
     a.data().put(reused);
     h2.dirtyMetadata(a);
+    a.release();
     int second = h2.tid();
     h2.stop();
     release.countDown();
@@ -346,26 +547,65 @@ class JournalApiTest {
       h.stop();
       ByteBuffer after = a.committedData();
       assertThat(after == null ? changed : bytes(after)).as("after the commit, nothing older than what committed").isEqualTo(changed);
+      a.release();
     }
   }
 
   @Test
-  void committedData_afterItsCommit_isNotOverwrittenByLaterCommits() throws Exception {
+  void committedData_isReleasedOnceTheTransactionThatAskedForUndoAccessCommits() throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      Handle h = j.start(1);
+      try (JournalBuffer a = j.buffer(A)) {
+        h.getUndoAccess(a);
+        a.data().put(image(3, 1, A, false));
+        h.dirtyMetadata(a);
+        assertThat(a.committedData()).isNotNull();
+        h.setSync(true);
+        h.stop();
+        assertThat(a.committedData()).as("no newer undo access wants it").isNull();
+      }
+    }
+  }
+
+  @Test
+  void committedData_ofAnUndoAccessWhileTheBlockCommits_isThatCommitsImage_untilTheUndoTransactionCommits() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       byte[] first = image(3, 1, A, false);
-      Handle h = j.start(1);
+      byte[] second = image(3, 2, A, false);
+      CountDownLatch committing = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Handle h1 = j.start(1);
       JournalBuffer a = j.buffer(A);
-      h.getUndoAccess(a);
+      h1.getUndoAccess(a);
       a.data().put(first);
-      h.dirtyMetadata(a);
-      h.setSync(true);
-      h.stop();
-      assertThat(bytes(a.committedData())).isEqualTo(first);
-      // Later commits of other blocks (and of block A's magic-escaped twin) must not reuse that image.
-      for (int i = 0; i < 8; i++) {
+      h1.dirtyMetadata(a);
+      int tid1 = h1.tid();
+      h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1);
+      h1.stop();
+      CompletableFuture<Void> commit = JournalFixtures.asyncRun(() -> {
+        try {
+          j.completeTransaction(tid1);
+        } catch (JournalException e) {
+          throw new RuntimeException(e);
+        }
+      });
+      assertThat(committing.await(10, TimeUnit.SECONDS)).isTrue();
+      Handle h2 = j.start(1);
+      h2.getUndoAccess(a); // while tid1 commits
+      a.data().put(second);
+      h2.dirtyMetadata(a);
+      assertThat(bytes(a.committedData())).as("the last durable image: tid1 has not committed yet").containsOnly(0);
+      release.countDown();
+      commit.get(10, TimeUnit.SECONDS);
+      assertThat(bytes(a.committedData())).as("tid1 committed; h2's transaction still needs its image").isEqualTo(first);
+      for (int i = 0; i < 8; i++) { // later commits (some escaped) must not reuse that image's array
         JournalFixtures.writeBlock(j, B, image(4, i, B, i % 2 == 0), true);
       }
       assertThat(bytes(a.committedData())).isEqualTo(first);
+      h2.setSync(true);
+      h2.stop();
+      assertThat(a.committedData()).as("released when the undo transaction committed").isNull();
+      a.release();
     }
   }
 
@@ -376,6 +616,7 @@ class JournalApiTest {
       JournalBuffer b = j.buffer(B);
       h.getWriteAccess(b);
       assertThat(b.committedData()).isNull();
+      b.release();
       h.stop();
     }
   }
@@ -384,57 +625,6 @@ class JournalApiTest {
     byte[] out = new byte[b.remaining()];
     b.duplicate().get(out);
     return out;
-  }
-
-  // ---------------------------------------------------------------- ordered data
-
-  @Test
-  void orderedData_isWrittenBeforeTheFlushThatPrecedesTheCommitBlock() throws Exception {
-    MemoryBlockDevice base = JournalFixtures.device("ordered");
-    Journal.format(base, MAP, JournalFixtures.uuid(1), 1);
-    RecordingBlockDevice rec = new RecordingBlockDevice(base);
-    long dataBlock = 500;
-    try (Journal j = Journal.open(rec, MAP, quiet())) {
-      Handle h = j.start(1);
-      JournalBuffer a = j.buffer(A);
-      h.getWriteAccess(a);
-      a.data().put(image(1, 1, A, false));
-      h.dirtyMetadata(a);
-      h.addOrderedData(() -> rec.write(dataBlock, ByteBuffer.wrap(image(9, 9, dataBlock, false))));
-      h.setSync(true);
-      h.stop();
-    }
-    List<RecordingBlockDevice.Event> events = rec.recording().events();
-    long dataSeq = -1;
-    long commitSeq = -1;
-    for (RecordingBlockDevice.Event e : events) {
-      if (e instanceof RecordingBlockDevice.Write w) {
-        if (w.block() == dataBlock && dataSeq < 0) {
-          dataSeq = w.seq();
-        }
-        ByteBuffer bb = ByteBuffer.wrap(w.bytes());
-        if (w.block() > MAP.deviceBlock(0) && bb.getInt(0) == JournalHeader.MAGIC
-            && bb.getInt(4) == JournalHeader.TYPE_COMMIT && commitSeq < 0) {
-          commitSeq = w.seq();
-        }
-      }
-    }
-    assertThat(dataSeq).as("ordered data written").isNotNegative();
-    assertThat(commitSeq).as("commit block written").isGreaterThan(dataSeq);
-    long from = dataSeq;
-    long to = commitSeq;
-    assertThat(events.subList((int) from, (int) to)).as("a flush between the ordered data and the commit block")
-        .anyMatch(e -> e instanceof RecordingBlockDevice.Flush);
-  }
-
-  @Test
-  void asyncCommit_refusesOrderedData() throws Exception {
-    JournalOptions async = quiet().toBuilder().asyncCommit(true).build();
-    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, async)) {
-      Handle h = j.start(1);
-      assertThatThrownBy(() -> h.addOrderedData(() -> {})).isInstanceOf(UnsupportedOperationException.class);
-      h.stop();
-    }
   }
 
   // ---------------------------------------------------------------- commit queries and tids

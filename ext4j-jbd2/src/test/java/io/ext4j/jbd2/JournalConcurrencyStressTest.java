@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Meanwhile reader threads call {@link Journal#isCommitted} on tids they saw and check it never goes
  * from true back to false. Failures in workers surface through their futures in the test thread.
  */
+@Tag("crash")
 @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalConcurrencyStressTest {
   static final long HOME0 = 200;
@@ -70,7 +72,8 @@ class JournalConcurrencyStressTest {
     List<Integer> seenTids = java.util.Collections.synchronizedList(new ArrayList<>());
     ExecutorService pool = Executors.newFixedThreadPool(threads + 2);
     List<Future<?>> writers = new ArrayList<>();
-    List<Future<Long>> readers = new ArrayList<>();
+    record Seen(long checks, boolean anyCommitted) {}
+    List<Future<Seen>> readers = new ArrayList<>();
     try {
       for (int t = 0; t < threads; t++) {
         int writer = t;
@@ -94,6 +97,8 @@ class JournalConcurrencyStressTest {
             } finally {
               pairLocks[p].unlock();
             }
+            ba.release();
+            bb.release();
             int tid = h.tid();
             seenTids.add(tid);
             boolean sync = r.nextInt(4) == 0;
@@ -110,13 +115,15 @@ class JournalConcurrencyStressTest {
       for (int t = 0; t < 2; t++) {
         readers.add(pool.submit(() -> {
           long checks = 0;
-          boolean[] committed = new boolean[1];
-          while (!writersDone.get()) {
+          boolean anyCommitted = false;
+          boolean last = false;
+          while (!last) {
+            last = writersDone.get(); // one more pass after the writers finished: their sync stops committed
             Integer[] tids;
             synchronized (seenTids) {
               tids = seenTids.toArray(Integer[]::new);
             }
-            for (int i = Math.max(0, tids.length - 64); i < tids.length; i++) {
+            for (int i = last ? 0 : Math.max(0, tids.length - 64); i < tids.length; i++) { // the last pass: every tid
               int tid = tids[i];
               boolean first = j.isCommitted(tid);
               boolean second = j.isCommitted(tid);
@@ -124,11 +131,11 @@ class JournalConcurrencyStressTest {
               if (first && !second) {
                 throw new AssertionError("isCommitted(" + tid + ") went from true to false");
               }
-              committed[0] |= first;
+              anyCommitted |= first;
             }
             Thread.onSpinWait();
           }
-          return checks;
+          return new Seen(checks, anyCommitted);
         }));
       }
       for (Future<?> f : writers) {
@@ -136,8 +143,10 @@ class JournalConcurrencyStressTest {
       }
       writersDone.set(true);
       long checks = 0;
-      for (Future<Long> f : readers) {
-        checks += f.get();
+      for (Future<Seen> f : readers) {
+        Seen seen = f.get();
+        checks += seen.checks();
+        assertThat(seen.anyCommitted()).as("a reader saw a committed tid (the writers' sync stops had returned)").isTrue();
       }
       assertThat(checks).as("isCommitted checks made by readers").isPositive();
     } finally {
@@ -232,6 +241,7 @@ class JournalConcurrencyStressTest {
               } finally {
                 lock.unlock();
               }
+              buf.release();
               h.setSync(r.nextInt(8) == 0);
               h.stop();
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.MemoryBlockDevice;
+import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.CrashState;
 import io.ext4j.testkit.CrashStates;
@@ -25,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,10 +48,14 @@ import org.junit.jupiter.api.Timeout;
  * <p>Thread interleavings are not reproducible, so a failure prints the seed (the workload's choices),
  * the crash state id and the events that matter.
  */
+@Tag("crash")
 @Timeout(value = 600, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class JournalCrashStateTest {
   static final long HOME0 = 100;
   static final int HOMES = 20;
+  /** Blocks a tiny-cache workload reads (and never writes) to keep its cache churning. */
+  static final long OTHER0 = 600;
+  static final int OTHERS = 64;
   static final AtomicLong STATES = new AtomicLong();
   static final AtomicLong RECOVERY_STATES = new AtomicLong();
   static final long START_NANOS = System.nanoTime();
@@ -62,9 +68,20 @@ class JournalCrashStateTest {
 
   /** What one recorded run is made of. */
   record Workload(String name, int threads, int handlesPerThread, boolean asyncCommit, int firstTid,
-      BatchingPolicy policy, boolean reuseRevokedInSameTransaction) {
+      BatchingPolicy policy, boolean reuseRevokedInSameTransaction, int cacheBlocks) {
     Workload(String name, int threads, int handlesPerThread, boolean asyncCommit, int firstTid, BatchingPolicy policy) {
-      this(name, threads, handlesPerThread, asyncCommit, firstTid, policy, false);
+      this(name, threads, handlesPerThread, asyncCommit, firstTid, policy, false, 0);
+    }
+
+    Workload(String name, int threads, int handlesPerThread, boolean asyncCommit, int firstTid, BatchingPolicy policy,
+        boolean reuseRevokedInSameTransaction) {
+      this(name, threads, handlesPerThread, asyncCommit, firstTid, policy, reuseRevokedInSameTransaction, 0);
+    }
+
+    /** The same workload with its buffers in a shared cache of {@code blocks} blocks (fewer than the home blocks). */
+    Workload withCache(int blocks) {
+      return new Workload(name + "-cache" + blocks, threads, handlesPerThread, asyncCommit, firstTid, policy,
+          reuseRevokedInSameTransaction, blocks);
     }
   }
 
@@ -90,6 +107,22 @@ class JournalCrashStateTest {
     long seed = Seeds.seed();
     int scale = JournalFixtures.SOAK ? 4 : 1;
     checkAllStates(seed, new Workload("async", 3, 300 * scale, true, 1, BatchingPolicies.NONE));
+  }
+
+  /**
+   * The same with a 16-block cache for 20 home blocks: buffers the journal still needs stay cached,
+   * clean ones are evicted and read back from home, and every crash state still recovers right.
+   */
+  @Test
+  void syncCommit_tinyBlockCache_everyCrashStateRecoversToAnAcknowledgedPrefix() throws Exception {
+    long seed = Seeds.seed();
+    checkAllStates(seed, new Workload("sync", 3, 300, false, 1, BatchingPolicies.NONE).withCache(16));
+  }
+
+  @Test
+  void asyncCommit_tinyBlockCache_everyCrashStateRecoversToAnAcknowledgedPrefix() throws Exception {
+    long seed = Seeds.seed();
+    checkAllStates(seed, new Workload("async", 3, 300, true, 1, BatchingPolicies.NONE, true).withCache(16));
   }
 
   @Test
@@ -142,6 +175,33 @@ class JournalCrashStateTest {
 
   // ---------------------------------------------------------------- recording a workload
 
+  /** Passes everything to the recording device, counting reads of the home blocks. */
+  static final class ReadCounting implements BlockDevice {
+    final RecordingBlockDevice d;
+    final AtomicInteger homeReads = new AtomicInteger();
+
+    ReadCounting(RecordingBlockDevice d) {
+      this.d = d;
+    }
+
+    @Override public String name() { return d.name(); }
+    @Override public int blockSize() { return d.blockSize(); }
+    @Override public long blockCount() { return d.blockCount(); }
+    @Override public boolean isReadOnly() { return false; }
+    @Override public void write(long block, java.nio.ByteBuffer src) throws java.io.IOException { d.write(block, src); }
+    @Override public void write(long block, java.nio.ByteBuffer... srcs) throws java.io.IOException { d.write(block, srcs); }
+    @Override public void flush() throws java.io.IOException { d.flush(); }
+    @Override public void close() { d.close(); }
+
+    @Override
+    public void read(long block, java.nio.ByteBuffer dst) throws java.io.IOException {
+      if (block >= HOME0 && block < HOME0 + HOMES) {
+        homeReads.incrementAndGet();
+      }
+      d.read(block, dst);
+    }
+  }
+
   /** A recorded run and its oracle. */
   static final class Run {
     Workload workload;
@@ -179,7 +239,9 @@ class JournalCrashStateTest {
     List<Entry> entries = new ArrayList<>(); // guarded by entries
     int[] revokedIn = new int[HOMES]; // guarded by entries: the tid that last revoked each home block
     Arrays.fill(revokedIn, w.firstTid()); // never a tid the workload uses
-    Journal j = Journal.open(rec, MAP, options);
+    ReadCounting counted = new ReadCounting(rec);
+    BlockCache cache = w.cacheBlocks() > 0 ? new BlockCache(counted, new BlockCache.Options(w.cacheBlocks(), 4)) : null;
+    Journal j = cache == null ? Journal.open(rec, MAP, options) : Journal.open(counted, MAP, options, cache);
     ExecutorService pool = Executors.newFixedThreadPool(w.threads());
     try {
       List<Future<?>> futures = new ArrayList<>();
@@ -190,6 +252,9 @@ class JournalCrashStateTest {
           for (int n = 0; n < w.handlesPerThread(); n++) {
             Handle h = j.start(3, 1);
             int tid = h.tid();
+            if (cache != null) {
+              j.buffer(OTHER0 + r.nextInt(OTHERS)).release(); // a read elsewhere: the cache evicts what it may
+            }
             synchronized (entries) {
               if (r.nextInt(16) == 0) {
                 int home = r.nextInt(HOMES);
@@ -204,11 +269,12 @@ class JournalCrashStateTest {
                 if (!done.add(home) || revokedIn[home] == tid && !w.reuseRevokedInSameTransaction()) {
                   continue; // see JournalApiTest for reuse after a revoke in the same transaction
                 }
-                JournalBuffer b = j.buffer(HOME0 + home);
-                h.getWriteAccess(b);
                 byte[] img = JournalFixtures.image(writer, n, HOME0 + home, r.nextInt(10) == 0);
-                b.data().put(img);
-                h.dirtyMetadata(b);
+                try (JournalBuffer b = j.buffer(HOME0 + home)) {
+                  h.getWriteAccess(b);
+                  b.data().put(img);
+                  h.dirtyMetadata(b);
+                }
                 entries.add(new Entry(tid, home, img));
               }
             }
@@ -230,6 +296,11 @@ class JournalCrashStateTest {
     }
     j.close();
     rec.mark("closed");
+    if (cache != null) {
+      System.out.printf("workload %s: %d reads of home blocks, %s%n", w.name(), counted.homeReads.get(), cache.stats());
+      assertThat(counted.homeReads.get()).as("home blocks read from the device again after eviction from the %d-block cache",
+          w.cacheBlocks()).isGreaterThan(HOMES);
+    }
     Run run = new Run();
     run.workload = w;
     run.recording = rec.crash();

@@ -7,7 +7,11 @@ import io.ext4j.jbd2.format.JournalHeader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Shared geometry and helpers for the journal tests: a 2048-block device of 1 KiB whose upper half
@@ -67,14 +71,67 @@ final class JournalFixtures {
     return JournalRecovery.readSuperblock(d, MAP);
   }
 
+  /** A body for {@link #asyncRun}. */
+  @FunctionalInterface
+  interface Body {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code body} in a new platform thread. Not {@code CompletableFuture.runAsync}: on 2 cores
+   * the common pool has one worker, so two blocking tasks would run one after the other.
+   */
+  static CompletableFuture<Void> asyncRun(Body body) {
+    return async(() -> {
+      body.run();
+      return null;
+    });
+  }
+
+  /** {@link #asyncRun} with a result. */
+  static <T> CompletableFuture<T> async(Callable<T> body) {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    Thread.ofPlatform().name("test-async").daemon().start(() -> {
+      try {
+        f.complete(body.call());
+      } catch (Throwable t) {
+        f.completeExceptionally(t);
+      }
+    });
+    return f;
+  }
+
+  /**
+   * An ordered-data owner whose submit says it started ({@code started}) and then holds the commit
+   * until {@code release} opens: a commit stopped after it took its transaction off the running
+   * slot (FLUSH) and before it copied any buffer.
+   */
+  static OrderedData blockingOwner(CountDownLatch started, CountDownLatch release) {
+    return new OrderedData() {
+      @Override
+      public void submit(List<OrderedData.Range> ranges) {
+        started.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+
+      @Override
+      public void await() {}
+    };
+  }
+
   /** Starts a handle, writes {@code image} into {@code block} through it, and stops it (sync or not); returns the tid. */
   static int writeBlock(Journal j, long block, byte[] image, boolean sync) throws IOException {
     Handle h = j.start(1);
     int tid = h.tid();
-    JournalBuffer b = j.buffer(block);
-    h.getWriteAccess(b);
-    b.data().put(image);
-    h.dirtyMetadata(b);
+    try (JournalBuffer b = j.buffer(block)) {
+      h.getWriteAccess(b);
+      b.data().put(image);
+      h.dirtyMetadata(b);
+    }
     h.setSync(sync);
     h.stop();
     return tid;

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.block.MemoryBlockDevice;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Journal waits are uninterruptible (as jbd2's) but keep the caller's interrupt status. */
+@Tag("fast")
 class JournalInterruptTest {
 
   @Test
@@ -17,25 +20,36 @@ class JournalInterruptTest {
     JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1))
         .batchingPolicy(BatchingPolicies.JBD2).minBatchTime(Duration.ofMillis(2)).build();
     try (Journal j = Journal.create(dev, JournalFixtures.MAP, o)) {
-      // A second handle makes the jbd2 policy sleep (the caller is not the last sync writer).
-      Handle warm = j.start(1);
-      warm.setSync(true);
-      warm.stop();
+      // Another thread's synchronous stop: this thread is then not the last sync writer, so the jbd2
+      // policy sleeps in its stop (the transaction is younger than the 2 ms floor).
+      JournalFixtures.asyncRun(() -> {
+        Handle warm = j.start(1);
+        warm.setSync(true);
+        warm.stop();
+      }).get(30, TimeUnit.SECONDS);
+      long waitsBefore = j.stats().batchWaits();
       int tid;
+      long slept;
       Thread.currentThread().interrupt();
       try {
         Handle h = j.start(1);
-        JournalBuffer b = j.buffer(100);
-        h.getWriteAccess(b);
-        b.data().put(0, (byte) 7);
-        h.dirtyMetadata(b);
+        try (JournalBuffer b = j.buffer(100)) {
+          h.getWriteAccess(b);
+          b.data().put(0, (byte) 7);
+          h.dirtyMetadata(b);
+        }
         h.setSync(true);
         tid = h.tid();
+        long before = System.nanoTime();
         h.stop();
+        slept = System.nanoTime() - before;
         assertThat(Thread.currentThread().isInterrupted()).as("interrupt status kept").isTrue();
       } finally {
         Thread.interrupted();
       }
+      assertThat(j.stats().batchWaits() - waitsBefore).as("the stop went through the policy's sleep").isOne();
+      assertThat(Duration.ofNanos(slept)).as("an interrupted sleep still sleeps the batch time").isGreaterThanOrEqualTo(
+          Duration.ofMillis(2));
       assertThat(j.isCommitted(tid)).isTrue();
     }
     assertThat(dev.block(100)[0]).isEqualTo((byte) 7);
@@ -46,9 +60,10 @@ class JournalInterruptTest {
   void waitCommit_byAnInterruptedThread_returnsOnceCommittedAndKeepsTheInterrupt() throws Exception {
     try (Journal j = Journal.create(JournalFixtures.device("interrupt-wait"), JournalFixtures.MAP, JournalApiTest.quiet())) {
       Handle h = j.start(1);
-      JournalBuffer b = j.buffer(101);
-      h.getWriteAccess(b);
-      h.dirtyMetadata(b);
+      try (JournalBuffer b = j.buffer(101)) {
+        h.getWriteAccess(b);
+        h.dirtyMetadata(b);
+      }
       int tid = h.tid();
       h.stop();
       Thread.currentThread().interrupt();

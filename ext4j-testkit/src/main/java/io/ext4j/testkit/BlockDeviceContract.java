@@ -186,6 +186,83 @@ public abstract class BlockDeviceContract {
   }
 
   @Test
+  void write_scattered_landsEachBufferAtItsBlock_andALaterEntryForTheSameBlockWins() throws IOException {
+    BlockDevice d = device();
+    d.write(new long[] {40, 3, 9, 12, 3}, new ByteBuffer[] {pattern(1, 61), pattern(1, 62), pattern(3, 63), pattern(1, 64),
+        pattern(1, 65)});
+    assertThat(readBlock(d, 40)).isEqualTo(bytes(pattern(1, 61)));
+    assertThat(readBlock(d, 3)).as("the later of two entries for block 3").isEqualTo(bytes(pattern(1, 65)));
+    ByteBuffer three = allocate(3 * blockSize());
+    d.read(9, three);
+    assertThat(bytes(three.flip())).isEqualTo(bytes(pattern(3, 63)));
+    assertThat(readBlock(d, 12)).as("an entry continuing the previous one").isEqualTo(bytes(pattern(1, 64)));
+    assertThat(readBlock(d, 4)).containsOnly(0);
+    assertThat(readBlock(d, 8)).containsOnly(0);
+  }
+
+  @Test
+  void write_scatteredWithABadEntryAnywhere_writesNothing() throws IOException {
+    BlockDevice d = device();
+    ByteBuffer first = pattern(1, 71);
+    assertThatThrownBy(() -> d.write(new long[] {2, BLOCKS}, new ByteBuffer[] {first, pattern(1, 72)}))
+        .isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.write(new long[] {2, 5}, new ByteBuffer[] {first, ByteBuffer.allocate(3)}))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.write(new long[] {2, 5}, new ByteBuffer[] {first}))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(first.position()).as("the buffer did not move").isZero();
+    assertThat(readBlock(d, 2)).containsOnly(0);
+  }
+
+  @Test
+  void zeroOut_makesTheRangeReadAsZeros_andLeavesItsNeighbours() throws IOException {
+    BlockDevice d = device();
+    d.write(10, pattern(6, 81));
+    d.zeroOut(11, 4);
+    assertThat(readBlock(d, 10)).isEqualTo(bytes(pattern(1, 81)));
+    for (long b = 11; b < 15; b++) {
+      assertThat(readBlock(d, b)).as("block %d", b).containsOnly(0);
+    }
+    assertThat(readBlock(d, 15)).isEqualTo(bytes(pattern(6, 81).position(5 * blockSize())));
+    d.zeroOut(0, BLOCKS); // the whole device, in one call
+    assertThat(readBlock(d, 10)).containsOnly(0);
+    d.write(12, pattern(1, 82));
+    assertThat(readBlock(d, 12)).as("a zeroed block can be written again").isEqualTo(bytes(pattern(1, 82)));
+  }
+
+  @Test
+  void zeroOut_outOfRangeOrOfNoBlocks_throwsBeforeAnythingChanges() throws IOException {
+    BlockDevice d = device();
+    d.write(BLOCKS - 2, pattern(2, 91));
+    assertThatThrownBy(() -> d.zeroOut(BLOCKS - 2, 3)).isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.zeroOut(-1, 2)).isInstanceOf(BlockOutOfRangeException.class);
+    assertThatThrownBy(() -> d.zeroOut(3, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(readBlock(d, BLOCKS - 2)).isEqualTo(bytes(pattern(1, 91)));
+  }
+
+  @Test
+  void alignment_isAPowerOfTwoDividingTheBlockSize_andAllocateAlignedMeetsIt() throws IOException {
+    BlockDevice d = device();
+    int a = d.alignment();
+    assertThat(Integer.bitCount(a)).as("alignment %d is a power of two", a).isEqualTo(1);
+    assertThat(d.blockSize() % a).isZero();
+    ByteBuffer b = d.allocateAligned(2 * blockSize());
+    assertThat(b.position()).isZero();
+    assertThat(b.limit()).isEqualTo(2 * blockSize());
+    assertThat(b.capacity()).isEqualTo(2 * blockSize());
+    assertThat(bytes(b)).containsOnly(0);
+    if (a > 1) {
+      assertThat(b.isDirect()).isTrue();
+      assertThat(b.alignmentOffset(0, a)).as("address aligned to %d", a).isZero();
+    }
+    b.put(pattern(2, 95)).flip();
+    d.write(7, b);
+    ByteBuffer back = d.allocateAligned(2 * blockSize());
+    d.read(7, back);
+    assertThat(bytes(back.flip())).isEqualTo(bytes(pattern(2, 95)));
+  }
+
+  @Test
   void readOnly_refusesWritesAndFlushes_andKeepsContents() throws IOException {
     BlockDevice w = device();
     w.write(3, pattern(1, 41));
@@ -193,6 +270,8 @@ public abstract class BlockDeviceContract {
     assertThat(r.isReadOnly()).isTrue();
     assertThatThrownBy(() -> r.write(3, pattern(1, 42))).isInstanceOf(ReadOnlyDeviceException.class);
     assertThatThrownBy(() -> r.write(3, pattern(1, 42), pattern(1, 43))).isInstanceOf(ReadOnlyDeviceException.class);
+    assertThatThrownBy(() -> r.write(new long[] {3}, new ByteBuffer[] {pattern(1, 42)})).isInstanceOf(ReadOnlyDeviceException.class);
+    assertThatThrownBy(() -> r.zeroOut(3, 1)).isInstanceOf(ReadOnlyDeviceException.class);
     assertThatThrownBy(r::flush).isInstanceOf(ReadOnlyDeviceException.class);
     assertThat(readBlock(r, 3)).isEqualTo(bytes(pattern(1, 41)));
   }
@@ -204,6 +283,8 @@ public abstract class BlockDeviceContract {
     assertThatThrownBy(() -> d.read(0, allocate(blockSize()))).isInstanceOf(ClosedChannelException.class);
     assertThatThrownBy(() -> d.write(0, pattern(1, 1))).isInstanceOf(ClosedChannelException.class);
     assertThatThrownBy(() -> d.write(0, pattern(1, 1), pattern(1, 2))).isInstanceOf(ClosedChannelException.class);
+    assertThatThrownBy(() -> d.write(new long[] {0}, new ByteBuffer[] {pattern(1, 1)})).isInstanceOf(ClosedChannelException.class);
+    assertThatThrownBy(() -> d.zeroOut(0, 1)).isInstanceOf(ClosedChannelException.class);
     assertThatThrownBy(d::flush).isInstanceOf(ClosedChannelException.class);
   }
 

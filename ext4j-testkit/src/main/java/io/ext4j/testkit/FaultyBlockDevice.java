@@ -11,6 +11,8 @@ import java.util.Objects;
  * Wraps a device and fails chosen operations with {@link InjectedFaultException}. It starts healthy
  * or with a {@link Fault}; {@link #inject(Fault)} switches a fault on mid-run (to make a journal
  * abort) and {@link #heal()} switches it off. A failed operation never reaches the wrapped device.
+ * A scattered write is one operation per run of contiguous entries (as the SPI's default submits it),
+ * so a fault may fail a later run after earlier ones landed; a zero-out is one {@link Kind#ZERO_OUT}.
  * Faults compose: {@code Fault.onNthWrite(3).or(Fault.onNthFlush(1)).sticky()}.
  *
  * <h2>Durability</h2>
@@ -23,6 +25,8 @@ public final class FaultyBlockDevice implements BlockDevice {
   public enum Kind {
     READ,
     WRITE,
+    /** {@link BlockDevice#zeroOut}: a write of zeros over {@code blocks} blocks. */
+    ZERO_OUT,
     FLUSH
   }
 
@@ -62,9 +66,14 @@ public final class FaultyBlockDevice implements BlockDevice {
       return nth(Kind.READ, n);
     }
 
-    /** Fails every write covering {@code block}. */
+    /** Fails every write or zero-out covering {@code block} (both change its contents). */
     static Fault onWriteTo(long block) {
-      return op -> op.kind() == Kind.WRITE && op.covers(block);
+      return op -> (op.kind() == Kind.WRITE || op.kind() == Kind.ZERO_OUT) && op.covers(block);
+    }
+
+    /** Fails the {@code n}th zero-out after injection (1-based) and no other. */
+    static Fault onNthZeroOut(long n) {
+      return nth(Kind.ZERO_OUT, n);
     }
 
     /** Fails every operation of the kind. */
@@ -193,6 +202,23 @@ public final class FaultyBlockDevice implements BlockDevice {
     }
     maybeFail(new Op(Kind.WRITE, block, Math.toIntExact(at - block)));
     delegate.write(block, srcs);
+  }
+
+  @Override
+  public void zeroOut(long block, long count) throws IOException {
+    BlockDevice.checkRange(this, block, count);
+    maybeFail(new Op(Kind.ZERO_OUT, block, (int) Math.min(Integer.MAX_VALUE, count)));
+    delegate.zeroOut(block, count);
+  }
+
+  @Override
+  public int alignment() {
+    return delegate.alignment();
+  }
+
+  @Override
+  public ByteBuffer allocateAligned(int bytes) {
+    return delegate.allocateAligned(bytes);
   }
 
   @Override

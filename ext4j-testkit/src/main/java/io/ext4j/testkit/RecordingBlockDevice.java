@@ -18,7 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>The log</h2>
  * One {@link Write} per block written (a multi-block or vectored write logs its blocks in order,
- * contiguously), one {@link Flush} per flush, and a {@link Mark} whenever the harness calls
+ * contiguously; a {@link #zeroOut} logs a write of zeros per block, since a crash may keep or lose
+ * each of them like any write; a scattered write logs each run of contiguous entries contiguously),
+ * one {@link Flush} per flush, and a {@link Mark} whenever the harness calls
  * {@link #mark(String)} — it does so when a synchronous commit or fsync <em>returns</em>, so the
  * mark stands for "everything acknowledged so far". Each event's {@code seq} is its index in the
  * log. Appending to the log and applying to the live image happen together under {@code logLock},
@@ -193,6 +195,24 @@ public final class RecordingBlockDevice implements BlockDevice {
       at = block;
       for (ByteBuffer src : srcs) {
         at += append(at, src);
+      }
+    } finally {
+      logLock.unlock();
+    }
+  }
+
+  /** Logged as one contiguous run of writes of zeros, one per block. */
+  @Override
+  public void zeroOut(long block, long count) throws IOException {
+    ensureOpen();
+    BlockDevice.checkRange(this, block, count);
+    int bs = live.blockSize();
+    logLock.lock();
+    try {
+      ensureNotCrashed();
+      live.zeroOut(block, count);
+      for (long b = block; b < block + count; b++) {
+        events.add(new Write(events.size(), b, new byte[bs]));
       }
     } finally {
       logLock.unlock();

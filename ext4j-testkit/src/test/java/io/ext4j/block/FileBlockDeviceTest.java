@@ -19,12 +19,14 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The SPI contract for buffered {@link FileBlockDevice}, plus its own behaviour. Images live under
  * {@code target/} (a real disk filesystem, unlike a tmpfs {@code /tmp}, so direct I/O works there).
  */
+@Tag("fast")
 class FileBlockDeviceTest extends BlockDeviceContract {
   private Path dir;
   private final Map<BlockDevice, Path> paths = new HashMap<>();

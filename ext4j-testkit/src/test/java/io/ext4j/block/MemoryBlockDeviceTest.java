@@ -1,8 +1,10 @@
 package io.ext4j.block;
 
 import io.ext4j.testkit.BlockDeviceContract;
+import org.junit.jupiter.api.Tag;
 
 /** The SPI contract for {@link MemoryBlockDevice} (here, not in ext4j-block: the test kit depends on block). */
+@Tag("fast")
 class MemoryBlockDeviceTest extends BlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {

@@ -9,9 +9,11 @@ import io.ext4j.testkit.FaultyBlockDevice.Fault;
 import io.ext4j.testkit.FaultyBlockDevice.Kind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** A healthy FaultyBlockDevice meets the contract; then each fault. */
+@Tag("fast")
 class FaultyBlockDeviceTest extends BlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {
@@ -51,6 +53,30 @@ class FaultyBlockDeviceTest extends BlockDeviceContract {
     assertThatThrownBy(() -> d.write(3, pattern(1, 1), pattern(2, 1))).isInstanceOf(InjectedFaultException.class);
     d.read(5, ByteBuffer.allocate(1024));
     assertThat(mem.block(3)).containsOnly(0);
+  }
+
+  @Test
+  void zeroOut_failsAsItsOwnKind_andByAFaultOnWritesToItsBlocks_writingNothing() throws IOException {
+    mem.write(6, pattern(2, 7));
+    FaultyBlockDevice d = new FaultyBlockDevice(mem, Fault.onNthZeroOut(2));
+    d.write(0, pattern(1, 1)); // a write is not a zero-out: it does not count
+    d.zeroOut(0, 1);
+    assertThatThrownBy(() -> d.zeroOut(6, 2)).isInstanceOf(InjectedFaultException.class).hasMessageContaining("zero_out");
+    assertThat(mem.block(6)).as("a failed zero-out changed nothing").isEqualTo(bytes(pattern(1, 7)));
+    d.inject(Fault.onWriteTo(7));
+    assertThatThrownBy(() -> d.zeroOut(7, 1)).isInstanceOf(InjectedFaultException.class);
+    d.zeroOut(6, 1);
+    assertThat(mem.block(6)).containsOnly(0);
+    assertThat(d.injectedCount()).isEqualTo(2);
+  }
+
+  @Test
+  void scatteredWrite_isOneOperationPerContiguousRun() throws IOException {
+    FaultyBlockDevice d = new FaultyBlockDevice(mem, Fault.onNthWrite(2));
+    assertThatThrownBy(() -> d.write(new long[] {1, 2, 9}, new ByteBuffer[] {pattern(1, 1), pattern(1, 2), pattern(1, 3)}))
+        .isInstanceOf(InjectedFaultException.class).hasMessageContaining("block 9");
+    assertThat(mem.block(2)).as("the first run (blocks 1-2) was one write and landed").isEqualTo(bytes(pattern(1, 2)));
+    assertThat(mem.block(9)).containsOnly(0);
   }
 
   @Test

@@ -11,8 +11,10 @@ import io.ext4j.testkit.RecordingBlockDevice.Mark;
 import io.ext4j.testkit.RecordingBlockDevice.Write;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class RecordingBlockDeviceTest extends BlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {
@@ -42,6 +44,25 @@ class RecordingBlockDeviceTest extends BlockDeviceContract {
     assertThat(r.events().get(5)).isInstanceOfSatisfying(Write.class, w -> assertThat(w.block()).isEqualTo(8));
     assertThat(r.flushCount()).isEqualTo(1);
     assertThat(r.marks()).extracting(Mark::label).containsExactly("fsync 1");
+  }
+
+  @Test
+  void zeroOut_isLoggedAsAWriteOfZerosPerBlock_soCrashStatesMayKeepAnySubset() throws IOException {
+    RecordingBlockDevice d = new RecordingBlockDevice("rec", 1024, 16);
+    d.write(3, pattern(3, 5));
+    d.flush();
+    d.zeroOut(3, 2);
+
+    Recording r = d.recording();
+    assertThat(r.events()).hasSize(6);
+    for (int i = 4; i < 6; i++) {
+      assertThat(r.events().get(i)).isInstanceOfSatisfying(Write.class, w -> assertThat(w.data()).containsOnly(0));
+    }
+    assertThat(((Write) r.events().get(4)).block()).isEqualTo(3);
+    assertThat(((Write) r.events().get(5)).block()).isEqualTo(4);
+    assertThat(r.durable().block(3)).as("not flushed: a crash may keep the old contents").isEqualTo(bytes(pattern(1, 5)));
+    assertThat(r.latest().block(4)).containsOnly(0);
+    assertThat(readBlock(d, 5)).isEqualTo(bytes(pattern(3, 5).position(2048)));
   }
 
   @Test

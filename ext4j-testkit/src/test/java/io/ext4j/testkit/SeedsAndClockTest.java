@@ -7,8 +7,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class SeedsAndClockTest {
   @Test
   void seed_fromProperty_isUsedAndPrintedWithTheReplayHint() {

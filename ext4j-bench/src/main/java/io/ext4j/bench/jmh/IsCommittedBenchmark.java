@@ -50,7 +50,7 @@ public class IsCommittedBenchmark {
     device = new MemoryBlockDevice("jmh-is-committed", 4096, 1024 + 16);
     journal = Journal.create(device, JournalMap.contiguous(0, 1024),
         JournalOptions.builder().committedCheck(check).asyncCommit(true).build());
-    JournalBuffer buffer = journal.buffer(1024);
+    JournalBuffer buffer = journal.buffer(1024); // pinned while the committer runs
     Handle first = journal.start(1);
     lastTid = first.tid();
     first.stop();
@@ -69,6 +69,7 @@ public class IsCommittedBenchmark {
           throw new IllegalStateException(e);
         }
       }
+      buffer.release();
     });
   }
 

@@ -59,7 +59,7 @@ public class WriteAccessBenchmark {
     device = new MemoryBlockDevice("jmh-write-access", 4096, 1024 + sharedBuffers);
     journal = Journal.create(device, JournalMap.contiguous(0, 1024),
         JournalOptions.builder().writeAccessPath(path).commitInterval(Duration.ofHours(1)).build());
-    shared = new JournalBuffer[sharedBuffers];
+    shared = new JournalBuffer[sharedBuffers]; // pinned until tearDown
     for (int i = 0; i < sharedBuffers; i++) {
       shared[i] = journal.buffer(1024 + i);
     }
@@ -92,6 +92,9 @@ public class WriteAccessBenchmark {
 
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
+    for (JournalBuffer b : shared) {
+      b.release(); // pinned for the whole trial
+    }
     journal.close();
     device.close();
   }

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,8 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * least recently released first, blocks that are unpinned, not dirty, and not kept by their
  * {@link CacheAttachment} (a journal's transaction or checkpoint state). When nothing more can be
  * evicted the cache grows past its capacity rather than fail, and calls the
- * {@linkplain #onPressure pressure listener} so that the owner of the kept blocks can release them
- * (the journal checkpoints; a cache without a journal writes back).
+ * {@linkplain #addPressureListener pressure listeners} so that the owners of the kept blocks can
+ * release them (the journal checkpoints; a cache without a journal writes back).
  *
  * <h2>Races handled here</h2>
  * A pin is a CAS on the block's pin count; eviction claims an unpinned block by CAS from 0 to
@@ -78,7 +79,7 @@ public final class BlockCache {
   private final ConcurrentHashMap<Long, CachedBlock> blocks = new ConcurrentHashMap<>();
   private final ReentrantLock evictLock = new ReentrantLock(); // one sweep at a time
   private final AtomicInteger dirtyCount = new AtomicInteger();
-  private volatile Runnable pressureListener; // set by the owner; called without locks
+  private final CopyOnWriteArrayList<Runnable> pressureListeners = new CopyOnWriteArrayList<>(); // called without locks
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder evictions = new LongAdder();
@@ -104,12 +105,18 @@ public final class BlockCache {
   }
 
   /**
-   * Sets what to call when the cache is over capacity and nothing more is evictable. It runs in the
-   * thread that inserted a block, which may hold any of its caller's locks: it must not block (wake
-   * a worker instead), and may be called often.
+   * Adds what to call when the cache is over capacity and nothing more is evictable (a journal
+   * wakes its checkpointer; a filesystem its write-back). It runs in the thread that inserted a
+   * block, which may hold any of its caller's locks: it must not block (wake a worker instead), and
+   * may be called often.
    */
-  public void onPressure(Runnable listener) {
-    this.pressureListener = listener;
+  public void addPressureListener(Runnable listener) {
+    pressureListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener {@link #addPressureListener} added (the same object); does nothing if absent. */
+  public void removePressureListener(Runnable listener) {
+    pressureListeners.remove(listener);
   }
 
   /**
@@ -429,9 +436,10 @@ public final class BlockCache {
     } finally {
       evictLock.unlock();
     }
-    Runnable l = pressureListener;
-    if (short_ && l != null) {
-      l.run();
+    if (short_) {
+      for (Runnable l : pressureListeners) {
+        l.run();
+      }
     }
   }
 }

@@ -76,6 +76,14 @@ public final class CachedBlock {
     return this;
   }
 
+  /**
+   * Whether some holder has this block pinned (a hint for owners checking that state is attached
+   * only to pinned blocks; another holder's pin counts too).
+   */
+  public boolean isPinned() {
+    return pins.get() > 0;
+  }
+
   /** Drops one pin. */
   public void release() {
     int left = pins.decrementAndGet();

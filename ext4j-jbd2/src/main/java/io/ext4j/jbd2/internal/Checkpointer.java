@@ -1,21 +1,21 @@
 package io.ext4j.jbd2.internal;
 
 import io.ext4j.jbd2.JournalException;
-import io.ext4j.jbd2.Tid;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Writes committed buffers to their home blocks and moves the log tail past transactions that no
- * longer need the log: in the background (the home writer: every checkpoint interval, and after a
- * commit that leaves the log more than a quarter full), on demand when a handle cannot get log
- * space, and completely on a clean close.
+ * longer need the log: in the background (the home writer: every checkpoint interval, after a
+ * commit that leaves the log more than a quarter full, and when the block cache is over capacity
+ * with nothing evictable — checkpointed blocks become evictable), on demand when a handle cannot get
+ * log space, and completely on a clean close. One checkpoint round's home writes go to the device
+ * as one scattered write, sorted by block.
  *
  * <h2>Durability</h2>
  * Home writes are flushed before the tail moves past them; the superblock with the new tail is then
@@ -30,13 +30,37 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Checkpointer {
   private final JournalEngine e;
-  private final ReentrantLock wakeLock = new ReentrantLock();
-  private final Condition wakeUp = wakeLock.newCondition();
-  private boolean wakeRequested; // wakeLock
-  private boolean stopped; // wakeLock
+  /**
+   * Wake-ups never block the waker (the cache's pressure listener runs in threads that may hold
+   * filesystem locks): a volatile flag and an unpark. The worker clears the flag before each round
+   * and re-reads it before parking, and an unpark before the park makes the park return at once, so
+   * no wake-up is lost.
+   */
+  private volatile boolean wakeRequested; // set by wakers, cleared by the worker
+  private volatile boolean stopped; // set once by stop()
+  private volatile Thread worker; // the home writer's thread, set when it starts
+  /** Committed transactions with blocks still to write home, oldest first; guarded by the engine's listLock. */
+  private final ArrayDeque<Transaction> list = new ArrayDeque<>();
 
   Checkpointer(JournalEngine engine) {
     this.e = engine;
+  }
+
+  /** A committed transaction whose blocks must go home joins the checkpoint list. Caller holds listLock. */
+  void queueLocked(Transaction t) {
+    assert e.listLock.isHeldByCurrentThread();
+    list.addLast(t);
+  }
+
+  /** {@code t} has nothing left to write home (its buffers went home or moved on). Caller holds listLock. */
+  void removeLocked(Transaction t) {
+    assert e.listLock.isHeldByCurrentThread();
+    list.remove(t);
+  }
+
+  boolean isEmptyLocked() {
+    assert e.listLock.isHeldByCurrentThread();
+    return list.isEmpty();
   }
 
   /** The home writer's loop; on its way out after an abort it records the abort in the superblock. */
@@ -51,23 +75,17 @@ final class Checkpointer {
   }
 
   private void serve() {
+    worker = Thread.currentThread();
     while (true) {
-      wakeLock.lock();
-      try {
-        if (!wakeRequested && !stopped) {
-          try {
-            wakeUp.await(e.options.checkpointInterval().toNanos(), TimeUnit.NANOSECONDS);
-          } catch (InterruptedException ignored) {
-            Thread.interrupted(); // never interrupted by ext4j; keep serving
-          }
-        }
-        if (stopped) {
-          return;
-        }
-        wakeRequested = false;
-      } finally {
-        wakeLock.unlock();
+      long deadline = System.nanoTime() + e.options.checkpointInterval().toNanos();
+      for (long left; !wakeRequested && !stopped && (left = deadline - System.nanoTime()) > 0; ) {
+        LockSupport.parkNanos(this, left);
+        Thread.interrupted(); // never interrupted by ext4j; keep serving (and do not spin on a stray interrupt)
       }
+      if (stopped) {
+        return;
+      }
+      wakeRequested = false;
       if (e.isAborted()) {
         return;
       }
@@ -88,23 +106,20 @@ final class Checkpointer {
     }
   }
 
+  /** Asks the home writer for a round now. Never blocks. */
   void wake() {
-    wakeLock.lock();
-    try {
-      wakeRequested = true;
-      wakeUp.signal();
-    } finally {
-      wakeLock.unlock();
+    wakeRequested = true; // volatile: before the unpark
+    Thread w = worker;
+    if (w != null) {
+      LockSupport.unpark(w);
     }
   }
 
   void stop() {
-    wakeLock.lock();
-    try {
-      stopped = true;
-      wakeUp.signal();
-    } finally {
-      wakeLock.unlock();
+    stopped = true;
+    Thread w = worker;
+    if (w != null) {
+      LockSupport.unpark(w);
     }
   }
 
@@ -113,11 +128,11 @@ final class Checkpointer {
     long used;
     e.stateLock.lock();
     try {
-      used = e.log.size() - e.log.free;
+      used = e.logUsedLocked();
     } finally {
       e.stateLock.unlock();
     }
-    if (used > e.log.size() / 4) {
+    if (used > e.logSize() / 4) {
       wake();
     }
   }
@@ -149,9 +164,10 @@ final class Checkpointer {
         if (waitFor == null && !hasCheckpointWork()) {
           e.stateLock.lock();
           try {
-            if (e.committing == null && !enoughSpaceLocked()) {
+            if (e.committingLocked() == null && !enoughSpaceLocked()) {
               JournalException full = new JournalException(e.device.name()
-                  + ": journal has no log space and nothing to checkpoint (log " + e.log.size() + " blocks, free " + e.log.free + ")");
+                  + ": journal has no log space and nothing to checkpoint (log " + e.logSize() + " blocks, used "
+                  + e.logUsedLocked() + ")");
               e.abort(full);
               throw full;
             }
@@ -231,7 +247,7 @@ final class Checkpointer {
   private boolean hasCheckpointWork() {
     e.listLock.lock();
     try {
-      return !e.checkpointList.isEmpty();
+      return !list.isEmpty();
     } finally {
       e.listLock.unlock();
     }
@@ -246,7 +262,7 @@ final class Checkpointer {
     List<BufferHead> buffers;
     e.listLock.lock();
     try {
-      oldest = e.checkpointList.peekFirst();
+      oldest = list.peekFirst();
       if (oldest == null) {
         return null;
       }
@@ -282,12 +298,12 @@ final class Checkpointer {
     List<BufferHead> buffers;
     e.listLock.lock();
     try {
-      c = e.checkpointList.peekFirst();
+      c = list.peekFirst();
       if (c == null) {
         return false;
       }
       if (c.checkpoint.isEmpty()) {
-        e.checkpointList.pollFirst();
+        list.pollFirst();
         return true;
       }
       buffers = new ArrayList<>(c.checkpoint);
@@ -314,9 +330,13 @@ final class Checkpointer {
       return false;
     }
     written.sort(Comparator.comparingLong(w -> w.buffer().block));
-    for (HomeWrite w : written) {
-      e.device.write(w.buffer().block, ByteBuffer.wrap(w.image()));
+    long[] blocks = new long[written.size()];
+    ByteBuffer[] images = new ByteBuffer[written.size()];
+    for (int i = 0; i < blocks.length; i++) {
+      blocks[i] = written.get(i).buffer().block;
+      images[i] = ByteBuffer.wrap(written.get(i).image());
     }
+    e.device.write(blocks, images); // one call; contiguous runs become vectored writes
     e.flushDevice();
     e.stats.homeWrites.add(written.size());
     e.stats.checkpointRounds.increment();
@@ -330,7 +350,7 @@ final class Checkpointer {
         }
       }
       if (c.checkpoint.isEmpty()) {
-        e.checkpointList.remove(c);
+        list.remove(c);
       }
     } finally {
       e.listLock.unlock();
@@ -344,7 +364,7 @@ final class Checkpointer {
    */
   boolean updateTail() throws IOException {
     assert e.checkpointMutex.isHeldByCurrentThread();
-    if (e.superblockClean) {
+    if (e.superblock.isClean()) {
       return false;
     }
     int tid;
@@ -354,37 +374,35 @@ final class Checkpointer {
       Transaction oldest;
       e.listLock.lock();
       try {
-        oldest = e.checkpointList.peekFirst();
+        oldest = list.peekFirst();
       } finally {
         e.listLock.unlock();
       }
       if (oldest != null) {
         tid = oldest.tid;
         block = oldest.logStart;
-      } else if (e.committing != null) {
-        tid = e.committing.tid;
-        block = e.committing.logStart;
-      } else if (e.running != null) {
-        tid = e.running.tid;
-        block = e.log.head;
+      } else if (e.committingLocked() != null) {
+        tid = e.committingLocked().tid;
+        block = e.committingLocked().logStart;
+      } else if (e.runningLocked() != null) {
+        tid = e.runningLocked().tid;
+        block = e.logHeadLocked();
       } else {
-        tid = e.nextTid;
-        block = e.log.head;
+        tid = e.nextTidLocked();
+        block = e.logHeadLocked();
       }
-      if (!Tid.gt(tid, e.tailSequence)) {
+      if (!e.tailCanAdvanceLocked(tid)) {
         return false;
       }
     } finally {
       e.stateLock.unlock();
     }
     e.flushDevice(); // home writes before the tail that stops covering them
-    e.writeSuperblock(e.superblock.withTail(tid, block));
+    e.superblock.writeTail(tid, block);
     e.flushDevice();
     e.stateLock.lock();
     try {
-      e.log.advanceTail(block);
-      e.tailSequence = tid;
-      e.spaceFreed.signalAll();
+      e.advanceTailLocked(tid, block);
     } finally {
       e.stateLock.unlock();
     }

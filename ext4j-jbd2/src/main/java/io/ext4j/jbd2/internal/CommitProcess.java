@@ -23,7 +23,9 @@ import java.util.List;
  * write; or (async commit) the commit block is written with the log blocks and one flush follows,
  * relying on checksums to expose a commit block that landed without its transaction. Only after
  * that final flush returns is the tid published as committed and its waiters released. Ordered data
- * is written before the first flush, so it is durable before the commit block can be.
+ * is submitted at FLUSH, overlaps the log writes, and is awaited before the first flush, so it is
+ * durable before the commit block can be (see {@link io.ext4j.jbd2.OrderedData} for the contract its
+ * owners keep: no filesystem locks, no handles, no journal waits).
  *
  * <h2>Frozen images</h2>
  * Commit copies each buffer's image under the buffer's monitor and marks it LOGGED; a newer
@@ -40,9 +42,21 @@ final class CommitProcess {
    */
   private final ArrayDeque<byte[]> spare = new ArrayDeque<>();
   private static final int SPARE_LIMIT = 256;
+  /** EWMA of commit times, as jbd2's j_average_commit_time; written by the commit mutex holder, read bare. */
+  private volatile long averageCommitNanos;
+  /** Handles of the last committed transaction (for batching); written by the commit mutex holder, read bare. */
+  private volatile int previousCommitHandles;
 
   CommitProcess(JournalEngine engine) {
     this.e = engine;
+  }
+
+  long averageCommitNanos() {
+    return averageCommitNanos;
+  }
+
+  int previousCommitHandles() {
+    return previousCommitHandles;
   }
 
   private byte[] block() {
@@ -82,12 +96,12 @@ final class CommitProcess {
         if (e.isAborted()) {
           return false;
         }
-        Transaction r = e.running;
+        Transaction r = e.runningLocked();
         long now = e.options.clock().nanoTime();
-        if (r != null && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        if (r != null && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
           return true;
         }
-        if (e.closing && (r == null || r.handleCount == 0)) {
+        if (e.closingLocked() && (r == null || r.handleCount == 0)) {
           return false;
         }
         // Sleep until the running transaction expires, or one commit interval: never past the expiry
@@ -108,11 +122,11 @@ final class CommitProcess {
   private Transaction pickWork() {
     e.stateLock.lock();
     try {
-      Transaction r = e.running;
+      Transaction r = e.runningLocked();
       long now = e.options.clock().nanoTime();
-      if (r != null && r.state == TransactionState.RUNNING
-          && (e.commitRequest == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
-        e.commitRequest = r.tid;
+      if (r != null && r.state() == TransactionState.RUNNING
+          && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        e.markCommitRequestedLocked(r.tid);
         return r;
       }
       return null;
@@ -130,20 +144,17 @@ final class CommitProcess {
     long switchedAt;
     e.stateLock.lock();
     try {
-      t.state = TransactionState.LOCKED;
+      e.advanceLocked(t, TransactionState.LOCKED);
       lockedAt = e.options.clock().nanoTime();
       while (t.updates > 0) {
         JournalEngine.awaitUninterruptibly(e.updatesDone);
       }
       e.checkNotAborted();
-      t.state = TransactionState.SWITCH;
+      e.advanceLocked(t, TransactionState.SWITCH);
       switchedAt = e.options.clock().nanoTime();
       releaseReserved(t);
-      t.state = TransactionState.FLUSH;
-      e.committing = t;
-      e.running = null;
-      t.logStart = e.log.head;
-      t.reserve = t.outstandingCredits;
+      e.advanceLocked(t, TransactionState.FLUSH);
+      e.switchToCommittingLocked(t);
       e.transactionUnlocked.signalAll();
     } finally {
       e.stateLock.unlock();
@@ -154,19 +165,18 @@ final class CommitProcess {
     // commit's flush makes the two durable together.
     e.checkpointMutex.lock();
     try {
-      if (e.superblockClean) {
-        e.writeSuperblock(e.superblock.withTail(t.tid, t.logStart));
-        e.superblockClean = false;
-      }
+      e.superblock.beginUse(t.tid, t.logStart);
     } finally {
       e.checkpointMutex.unlock();
     }
 
-    for (OrderedData d : t.ordered) {
-      d.writeOut();
+    // Ordered data: start every owner's writes now, wait for them after the log writes (below).
+    java.util.Map<OrderedData, List<OrderedData.Range>> ordered = t.orderedSnapshot();
+    for (java.util.Map.Entry<OrderedData, List<OrderedData.Range>> o : ordered.entrySet()) {
+      o.getKey().submit(o.getValue());
     }
     long commitAt = e.options.clock().nanoTime();
-    t.state = TransactionState.COMMIT;
+    e.advance(t, TransactionState.COMMIT);
 
     List<BufferHead> buffers;
     e.listLock.lock();
@@ -216,14 +226,18 @@ final class CommitProcess {
     images[at++] = CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano(), block());
     assert at == total;
 
-    if (e.options.asyncCommit()) {
+    if (e.options.asyncCommit()) { // no ordered data: refused with async commit
       e.writeLog(where, images, total); // the commit block goes with the rest, in one vectored write when contiguous
-      t.state = TransactionState.COMMIT_JFLUSH;
+      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the one flush: it covers only what was written before it began
       e.flushDevice();
     } else {
       e.writeLog(where, images, total - 1);
-      t.state = TransactionState.COMMIT_JFLUSH;
+      for (OrderedData owner : ordered.keySet()) {
+        owner.await(); // its data is on the device before the flush below, which precedes the commit block
+      }
+      e.advance(t, TransactionState.COMMIT_DFLUSH);
       e.flushDevice();
+      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the last flush begins (commitWillFlush)
       e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
       e.flushDevice();
     }
@@ -237,8 +251,13 @@ final class CommitProcess {
       synchronized (b) {
         claimCheckpoint(b, t);
         if (b.committedData != null) {
-          b.committedData = unescaped[i]; // kept: not recycled below
-          kept[i] = true;
+          if (b.undoTransaction != null && b.undoTransaction != t) {
+            // A newer transaction asked for undo access: it needs the image that just became durable.
+            b.committedData = unescaped[i]; // kept: not recycled below
+            kept[i] = true;
+          } else {
+            releaseUndo(b, t); // nobody newer wants it: the live data is the committed image now
+          }
         }
         refile(b, t);
       }
@@ -268,12 +287,13 @@ final class CommitProcess {
     }
     for (BufferHead b : forgotten) {
       synchronized (b) {
+        releaseUndo(b, t);
         e.listLock.lock();
         try {
           if (b.cpTransaction != null) {
             b.cpTransaction.checkpoint.remove(b);
             if (b.cpTransaction.checkpoint.isEmpty()) {
-              e.checkpointList.remove(b.cpTransaction);
+              e.checkpointer.removeLocked(b.cpTransaction);
             }
             b.cpTransaction = null;
           }
@@ -286,7 +306,7 @@ final class CommitProcess {
     e.listLock.lock();
     try {
       if (!t.checkpoint.isEmpty()) {
-        e.checkpointList.addLast(t);
+        e.checkpointer.queueLocked(t);
       }
     } finally {
       e.listLock.unlock();
@@ -295,42 +315,35 @@ final class CommitProcess {
     long doneAt;
     e.stateLock.lock();
     try {
-      t.state = TransactionState.COMMIT_CALLBACK;
-      e.committing = null;
-      t.reserve = 0;
+      e.advanceLocked(t, TransactionState.COMMIT_CALLBACK);
+      e.finishCommittingLocked(t);
       doneAt = e.options.clock().nanoTime();
       long commitTime = doneAt - flushAt;
-      long avg = e.averageCommitNanos;
-      e.averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
-      e.previousCommitHandles = t.handleCount;
+      long avg = averageCommitNanos;
+      averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
+      previousCommitHandles = t.handleCount;
       e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {
       e.stateLock.unlock();
     }
     e.commits.wake(t);
-    t.state = TransactionState.FINISHED;
+    for (io.ext4j.jbd2.CommitListener l : e.commitListeners) {
+      l.committed(t.tid); // in tid order: commits are serial (commit mutex); a throw aborts the journal
+    }
+    e.advance(t, TransactionState.FINISHED);
     e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();
   }
 
   /** Takes {@code total} consecutive-in-log blocks from the head, charging the transaction's reserve. */
   private long[] allocate(Transaction t, int total) {
-    long[] where = new long[total];
     e.stateLock.lock();
     try {
-      if (total > t.reserve) {
-        throw new IllegalStateException("transaction " + Integer.toUnsignedString(t.tid) + " needs " + total
-            + " log blocks but reserved " + t.reserve);
-      }
-      for (int i = 0; i < total; i++) {
-        where[i] = e.log.next();
-      }
-      t.reserve -= total;
+      return e.takeLogBlocksLocked(t, total);
     } finally {
       e.stateLock.unlock();
     }
-    return where;
   }
 
   /** Buffers that got write access but were never dirtied leave the transaction at SWITCH. */
@@ -346,10 +359,23 @@ final class CommitProcess {
     for (BufferHead b : reserved) {
       synchronized (b) {
         if (b.transaction == t && b.jlist == BufferHead.JList.RESERVED) {
+          releaseUndo(b, t); // undo access that t never used
           b.jlist = BufferHead.JList.NONE;
           b.transaction = null;
         }
       }
+    }
+  }
+
+  /**
+   * Drops the buffer's committed image if {@code t} was the newest transaction that wanted it (jbd2
+   * frees b_committed_data at commit unless a newer transaction holds a frozen copy). Caller holds
+   * the buffer's monitor.
+   */
+  private static void releaseUndo(BufferHead b, Transaction t) {
+    if (b.undoTransaction == t || b.undoTransaction == null) {
+      b.committedData = null;
+      b.undoTransaction = null;
     }
   }
 
@@ -377,7 +403,7 @@ final class CommitProcess {
       if (old != null && old != t) {
         old.checkpoint.remove(b);
         if (old.checkpoint.isEmpty()) {
-          e.checkpointList.remove(old);
+          e.checkpointer.removeLocked(old);
         }
       }
       b.cpTransaction = t;

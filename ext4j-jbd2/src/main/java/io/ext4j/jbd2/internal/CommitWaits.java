@@ -80,7 +80,17 @@ final class CommitWaits {
     // A virtual thread never sleeps in the futex: a native call pins its carrier, and with every
     // carrier pinned by sleepers the thread that would commit could never run.
     return words == null || Thread.currentThread().isVirtual()
-        || Math.max(t.handleCount, e.previousCommitHandles) < FUTEX_MIN_GROUP;
+        || Math.max(t.handleCount, e.commitProcess.previousCommitHandles()) < FUTEX_MIN_GROUP;
+  }
+
+  /** The tid of the last committed transaction: a volatile read, no lock. */
+  int lastCommitted() {
+    return commitSequence; // volatile read: pairs with the release in publish
+  }
+
+  /** Whether {@code tid} has committed, by the commit sequence (whatever {@link CommittedCheck} says). */
+  boolean isCommittedLockFree(int tid) {
+    return Tid.geq(commitSequence, tid);
   }
 
   /** Whether {@code tid} has committed, answered as {@link CommittedCheck} says. */
@@ -90,7 +100,7 @@ final class CommitWaits {
     }
     e.stateLock.lock();
     try {
-      return !(e.running != null && e.running.tid == tid) && !(e.committing != null && e.committing.tid == tid);
+      return !(e.runningLocked() != null && e.runningLocked().tid == tid) && !(e.committingLocked() != null && e.committingLocked().tid == tid);
     } finally {
       e.stateLock.unlock();
     }
@@ -167,7 +177,7 @@ final class CommitWaits {
         if (Tid.geq(commitSequence, tid)) {
           break;
         }
-        t = e.running != null && e.running.tid == tid ? e.running : e.committing != null && e.committing.tid == tid ? e.committing : null;
+        t = e.runningLocked() != null && e.runningLocked().tid == tid ? e.runningLocked() : e.committingLocked() != null && e.committingLocked().tid == tid ? e.committingLocked() : null;
         if (t == null) {
           return; // a tid never started (or not ours): nothing to wait for
         }
@@ -267,9 +277,9 @@ final class CommitWaits {
         Transaction t;
         e.stateLock.lock();
         try {
-          t = e.running != null && e.running.tid == tid ? e.running : null;
+          t = e.runningLocked() != null && e.runningLocked().tid == tid ? e.runningLocked() : null;
           if (t != null) {
-            e.commitRequest = tid;
+            e.markCommitRequestedLocked(tid);
           }
         } finally {
           e.stateLock.unlock();
@@ -295,7 +305,7 @@ final class CommitWaits {
   private void wakeCommitThreadIfRequested() {
     e.stateLock.lock();
     try {
-      if (e.running != null && e.commitRequest == e.running.tid) {
+      if (e.runningLocked() != null && e.commitRequestLocked() == e.runningLocked().tid) {
         e.commitWake.signal();
       }
     } finally {
@@ -307,9 +317,9 @@ final class CommitWaits {
   void completeTransaction(int tid) throws JournalException {
     e.stateLock.lock();
     try {
-      if (e.running != null && e.running.tid == tid) {
+      if (e.runningLocked() != null && e.runningLocked().tid == tid) {
         e.requestCommitLocked(tid);
-      } else if (e.committing == null || e.committing.tid != tid) {
+      } else if (e.committingLocked() == null || e.committingLocked().tid != tid) {
         e.checkNotAborted();
         return;
       }
@@ -325,11 +335,11 @@ final class CommitWaits {
     e.stateLock.lock();
     try {
       e.checkNotAborted();
-      if (e.running != null && e.running.handleCount > 0) {
-        target = e.running.tid;
+      if (e.runningLocked() != null && e.runningLocked().handleCount > 0) {
+        target = e.runningLocked().tid;
         e.requestCommitLocked(target);
-      } else if (e.committing != null) {
-        target = e.committing.tid;
+      } else if (e.committingLocked() != null) {
+        target = e.committingLocked().tid;
       } else {
         return;
       }

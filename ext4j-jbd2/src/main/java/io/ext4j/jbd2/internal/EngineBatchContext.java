@@ -31,20 +31,17 @@ final class EngineBatchContext implements BatchContext {
 
   @Override
   public long averageCommitNanos() {
-    return engine.averageCommitNanos;
+    return engine.commitProcess.averageCommitNanos();
   }
 
   @Override
   public int previousCommitHandles() {
-    return engine.previousCommitHandles;
+    return engine.commitProcess.previousCommitHandles();
   }
 
   @Override
   public boolean swapLastSyncWriter() {
-    Thread me = Thread.currentThread();
-    boolean was = engine.lastSyncWriter == me;
-    engine.lastSyncWriter = me; // plain heuristic, racy as in jbd2
-    return was;
+    return engine.swapLastSyncWriter(); // plain heuristic, racy as in jbd2
   }
 
   @Override
@@ -86,15 +83,14 @@ final class EngineBatchContext implements BatchContext {
     engine.stats.batchWaits.increment();
     engine.stateLock.lock();
     try {
-      engine.batchWaiters++;
-      transaction.batchTarget = target;
+      engine.batchWaitBeginLocked(transaction, target);
       try {
         while (true) {
           int count = transaction.handleCount;
           long now = nanoTime();
           long quietEnd = transaction.lastJoinNanos + quietNanos;
           if (count >= target || now - deadlineNanos >= 0 || now - quietEnd >= 0 || engine.isAborted()
-              || transaction.state != TransactionState.RUNNING) {
+              || transaction.state() != TransactionState.RUNNING) {
             return count;
           }
           long wait = Math.min(deadlineNanos, quietEnd) - now;
@@ -106,8 +102,7 @@ final class EngineBatchContext implements BatchContext {
           }
         }
       } finally {
-        engine.batchWaiters--;
-        transaction.batchTarget = Integer.MAX_VALUE;
+        engine.batchWaitEndLocked(transaction);
       }
     } finally {
       engine.stateLock.unlock();

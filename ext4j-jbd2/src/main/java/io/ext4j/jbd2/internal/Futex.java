@@ -13,7 +13,8 @@ import java.util.Locale;
  * {@link io.ext4j.jbd2.CommitWakeup#FUTEX_BROADCAST}.
  *
  * <p>Available on Linux x86-64 (system call 202) and AArch64 (98) when the module holding this class
- * has native access enabled; {@link #unavailableReason()} says why not otherwise. Only private
+ * has native access enabled ({@code io.ext4j.jbd2} on the module path, {@code ALL-UNNAMED} on the class
+ * path); {@link #unavailableReason()} says why not otherwise. Only private
  * futexes are used (the word is never shared with another process).
  */
 final class Futex {

@@ -43,21 +43,22 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void getWriteAccess(JournalBuffer buffer) throws JournalException {
-    access(BufferCache.cast(buffer), false, false);
+    access(engine.buffers.cast(buffer), false, false);
   }
 
   @Override
   public void getCreateAccess(JournalBuffer buffer) throws JournalException {
-    access(BufferCache.cast(buffer), false, true);
+    access(engine.buffers.cast(buffer), false, true);
   }
 
   @Override
   public void getUndoAccess(JournalBuffer buffer) throws JournalException {
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
     access(b, true, false);
     synchronized (b) {
+      b.undoTransaction = transaction; // kept for this transaction until it commits
       if (b.committedData == null) {
-        b.committedData = b.data.clone();
+        b.committedData = b.data.clone(); // the live data is still the last committed (or committing) image
       }
     }
   }
@@ -83,6 +84,7 @@ public final class HandleImpl implements Handle {
         return;
       }
     }
+    checkPinned(b);
     synchronized (b) {
       if (b.transaction == t || b.nextTransaction == t) {
         // Already t's. If t forgot it, it is being reused: dirtyMetadata files it again.
@@ -122,7 +124,7 @@ public final class HandleImpl implements Handle {
   @Override
   public void dirtyMetadata(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
     Transaction t = transaction;
     if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
       return; // acquire read of the pointer first, then modified: both were set by t's writers
@@ -162,7 +164,8 @@ public final class HandleImpl implements Handle {
   @Override
   public void forget(JournalBuffer buffer) throws JournalException {
     checkUsable();
-    BufferHead b = BufferCache.cast(buffer);
+    BufferHead b = engine.buffers.cast(buffer);
+    checkPinned(b);
     Transaction t = transaction;
     synchronized (b) {
       if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
@@ -218,9 +221,13 @@ public final class HandleImpl implements Handle {
     revokeRecordsLeft--;
     revokesUsed++;
     transaction.addRevoke(block);
-    BufferHead b = engine.cache.cached(block);
+    BufferHead b = peekPinned(block); // pinned while it works: forget may attach state
     if (b != null) {
-      forget(b);
+      try {
+        forget(b);
+      } finally {
+        b.release();
+      }
     }
   }
 
@@ -239,17 +246,23 @@ public final class HandleImpl implements Handle {
 
   @Override
   public void restart(int newCredits) throws JournalException {
+    restart(newCredits, 0);
+  }
+
+  @Override
+  public void restart(int newCredits, int revokeRecords) throws JournalException {
     checkUsable();
     if (ref != 1) {
       throw new IllegalStateException("restart of a nested handle");
     }
+    int revokeBlocks = engine.checkHandleCredits(newCredits, revokeRecords);
     engine.detach(this, unusedCredits(), true, true); // and ask the commit thread to commit the old transaction
     credits = newCredits;
-    revokeBlockCredits = 0;
-    revokeRecordsLeft = 0;
+    revokeBlockCredits = revokeBlocks;
+    revokeRecordsLeft = revokeRecords;
     revokesUsed = 0;
     try {
-      engine.attach(this, newCredits);
+      engine.attach(this, newCredits + revokeBlocks);
     } catch (JournalException | RuntimeException failure) {
       stopped = true; // detached from the old transaction and not attached to a new one
       engine.currentHandle.remove();
@@ -263,12 +276,17 @@ public final class HandleImpl implements Handle {
   }
 
   @Override
-  public void addOrderedData(OrderedData data) {
+  public void addOrderedData(OrderedData owner, long first, long count) {
+    if (stopped) {
+      throw new IllegalStateException("addOrderedData on a stopped handle: its transaction may have committed already");
+    }
     if (engine.options.asyncCommit()) {
       throw new UnsupportedOperationException("ordered data is refused with async commit: the commit block could"
           + " become durable before the data it depends on");
     }
-    transaction.ordered.add(data);
+    java.util.Objects.requireNonNull(owner, "owner");
+    new OrderedData.Range(first, count); // validates
+    transaction.addOrdered(owner, first, count); // attached: the transaction has not reached FLUSH
   }
 
   @Override
@@ -295,6 +313,56 @@ public final class HandleImpl implements Handle {
     } else {
       engine.checkNotAborted();
     }
+  }
+
+  /** The cached buffer of {@code block}, pinned, or null when it is not cached. */
+  private BufferHead peekPinned(long block) {
+    try {
+      return engine.buffers.peek(block);
+    } catch (java.io.IOException e) {
+      return null; // a read of it failed in another thread: it is not cached, so there is nothing to forget
+    }
+  }
+
+  /**
+   * Journal state goes only on pinned blocks (see {@link BufferHead}): an unpinned one may be evicted
+   * at any moment, taking the state with it. A caller that released its buffer must get it again.
+   */
+  private static void checkPinned(BufferHead b) {
+    if (!b.cached.isPinned()) {
+      throw new IllegalStateException(b + " is used after its release(): get it again with Journal.buffer");
+    }
+  }
+
+  /**
+   * A nested start asking for {@code wanted} credits and {@code wantedRevokes} revoke records: makes
+   * sure this handle has at least that many left, extending it in its transaction, then nests.
+   *
+   * @throws IllegalStateException if the transaction cannot give the missing credits (full, or its
+   *     commit has locked it); the handle is left as it was
+   */
+  void nest(int wanted, int wantedRevokes) {
+    int perBlock = engine.format.revokeRecordsPerBlock();
+    int moreCredits = Math.max(0, wanted - credits);
+    int newRevokesLeft = Math.max(revokeRecordsLeft, wantedRevokes);
+    int revokeBlocksNeeded = (revokesUsed + newRevokesLeft + perBlock - 1) / perBlock;
+    int moreRevokeBlocks = Math.max(0, revokeBlocksNeeded - revokeBlockCredits);
+    int more = moreCredits + moreRevokeBlocks;
+    if (more > 0 && !engine.extend(this, more)) {
+      throw new IllegalStateException(engine.device.name() + ": nested start(" + wanted + ", " + wantedRevokes
+          + ") inside a handle with " + credits + " credits and " + revokeRecordsLeft + " revoke records left needs "
+          + more + " more credits, which transaction " + Integer.toUnsignedString(transaction.tid)
+          + " cannot give (it is full, or its commit has begun); start the outer handle with enough credits");
+    }
+    credits += moreCredits;
+    revokeBlockCredits += moreRevokeBlocks;
+    revokeRecordsLeft = newRevokesLeft;
+    ref++;
+  }
+
+  /** Credits this handle holds in its transaction: buffer credits plus those taken for revoke blocks. */
+  int heldCredits() {
+    return credits + revokeBlockCredits;
   }
 
   private int unusedCredits() {

@@ -1,6 +1,7 @@
 package io.ext4j.jbd2.internal;
 
 import io.ext4j.block.BlockDevice;
+import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.BatchContext;
 import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.JournalException;
@@ -13,7 +14,6 @@ import io.ext4j.jbd2.format.LogFormat;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,6 +21,14 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The running journal: transactions, handles, the commit thread and the checkpointer, over one
  * device. {@link io.ext4j.jbd2.Journal} is its public face; see that class for the overview.
+ *
+ * <h2>Who writes what</h2>
+ * The engine's mutable state is private here and changes only through its methods, each of which
+ * asserts the lock that guards it: the running and committing slots, tids, commit requests, log
+ * cursors, the barrier and batch-waiter counts (state lock). Elsewhere: the superblock image in
+ * {@link SuperblockWriter} (checkpoint mutex), the checkpoint list in {@link Checkpointer} (list
+ * lock), the commit-time averages in {@link CommitProcess} (the commit mutex holder), the commit
+ * sequence in {@link CommitWaits}.
  *
  * <h2>Locks, in the only order they are taken</h2>
  * {@code commitMutex} → {@code checkpointMutex} → {@code stateLock} → a buffer's monitor →
@@ -55,31 +63,31 @@ public final class JournalEngine {
   final ReentrantLock checkpointMutex = new ReentrantLock();
   final ReentrantLock commitMutex = new ReentrantLock(); // held by whoever commits: the commit thread or a leader
 
-  Transaction running; // stateLock
-  Transaction committing; // stateLock
-  int nextTid; // stateLock: the tid the next new transaction gets
-  int commitRequest; // stateLock
-  final LogSpace log; // stateLock
-  int tailSequence; // stateLock: tid of the oldest transaction still in the log
-  int batchWaiters; // stateLock: threads in awaitHandles
-  boolean closing; // stateLock
+  private Transaction running; // stateLock
+  private Transaction committing; // stateLock
+  private int nextTid; // stateLock: the tid the next new transaction gets
+  private int commitRequest; // stateLock
+  private final LogSpace log; // stateLock (its cursors)
+  private int tailSequence; // stateLock: tid of the oldest transaction still in the log
+  private int batchWaiters; // stateLock: threads in awaitHandles
+  private boolean closing; // stateLock
+  private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
 
-  final ArrayDeque<Transaction> checkpointList = new ArrayDeque<>(); // listLock, oldest first
-
-  JournalSuperblock superblock; // checkpointMutex: the image last written
-  boolean superblockClean; // checkpointMutex: s_start == 0 on disk
-  private boolean abortRecorded; // checkpointMutex: s_errno written after an abort (or tried)
+  /** Every superblock write (checkpoint mutex). */
+  final SuperblockWriter superblock;
 
   /** The s_errno ext4j records on abort: -EIO, as ext4 passes to jbd2 for I/O errors. */
   static final int ABORT_ERRNO = -5;
 
-  volatile long averageCommitNanos; // commit thread writes
-  volatile int previousCommitHandles; // commit thread writes
-  volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2)
+  private volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2): swapLastSyncWriter
   private volatile Throwable abortCause; // first failure wins, under stateLock
 
-  final BufferCache cache;
+  final JournalBuffers buffers;
+  private final Runnable onCachePressure; // registered with the cache while the engine runs
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
+  /** Called by the committer after each publish, in tid order (see {@link io.ext4j.jbd2.CommitListener}). */
+  final java.util.concurrent.CopyOnWriteArrayList<io.ext4j.jbd2.CommitListener> commitListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   final StatsCollector stats;
   final CommitProcess commitProcess;
   final CommitWaits commits;
@@ -93,8 +101,11 @@ public final class JournalEngine {
    * @param sb the superblock as it should stand: clean ({@code s_start == 0}), with the features
    *     this engine will write, {@code s_sequence} the first tid to use; it is written and flushed
    *     before this constructor returns
+   * @param cache the block cache of {@code device} the engine keeps its buffers in, or null for one
+   *     of its own ({@link JournalBuffers#ownCache})
    */
-  public JournalEngine(BlockDevice device, JournalMap map, JournalSuperblock sb, JournalOptions options) throws IOException {
+  public JournalEngine(BlockDevice device, JournalMap map, JournalSuperblock sb, JournalOptions options, BlockCache cache)
+      throws IOException {
     this.device = device;
     this.map = map;
     this.options = options;
@@ -114,40 +125,54 @@ public final class JournalEngine {
     this.commits = new CommitWaits(this, nextTid - 1, options.commitWakeup());
     this.tailSequence = nextTid;
     this.stats = new StatsCollector(maxTransactionBuffers);
-    this.cache = new BufferCache(device);
-    this.superblock = sb;
-    writeSuperblock(sb);
+    if (cache != null && cache.device() != device) {
+      throw new IllegalArgumentException("the block cache is of " + cache.device().name() + ", not of the journal's device "
+          + device.name());
+    }
+    this.buffers = new JournalBuffers(cache != null ? cache : JournalBuffers.ownCache(device, log.size()));
+    this.superblock = new SuperblockWriter(device, map, checkpointMutex, sb); // writes it
     flushDevice();
-    this.superblockClean = sb.start() == 0;
     this.commitProcess = new CommitProcess(this);
     this.checkpointer = new Checkpointer(this);
     this.commitThread = Thread.ofPlatform().name("ext4j-jbd2-commit-" + device.name()).daemon().unstarted(commitProcess::run);
     this.checkpointThread = Thread.ofPlatform().name("ext4j-jbd2-checkpoint-" + device.name()).daemon().unstarted(checkpointer::run);
     commitThread.start();
     checkpointThread.start();
+    this.onCachePressure = checkpointer::wake; // non-blocking: a volatile write and an unpark
+    buffers.cache().addPressureListener(onCachePressure);
   }
 
   // ---------------------------------------------------------------- handles
 
   /** Starts (or nests) a handle for the calling thread. */
   public HandleImpl start(int credits, int revokeRecords) throws JournalException {
+    int revokeBlocks = checkHandleCredits(credits, revokeRecords);
     HandleImpl current = currentHandle.get();
     if (current != null) {
-      current.ref++;
+      current.nest(credits, revokeRecords);
       return current;
-    }
-    if (credits < 0 || revokeRecords < 0) {
-      throw new IllegalArgumentException("negative credits " + credits + "/" + revokeRecords);
-    }
-    int revokeBlocks = (revokeRecords + format.revokeRecordsPerBlock() - 1) / format.revokeRecordsPerBlock();
-    if (credits + revokeBlocks > maxHandleCredits) {
-      throw new IllegalArgumentException(device.name() + ": a handle of " + (credits + revokeBlocks)
-          + " credits exceeds the journal's per-handle maximum of " + maxHandleCredits);
     }
     HandleImpl h = new HandleImpl(this, credits, revokeRecords, revokeBlocks);
     attach(h, credits + revokeBlocks);
     currentHandle.set(h);
     return h;
+  }
+
+  /**
+   * Checks a handle's request against the per-handle maximum; returns the revoke blocks it needs.
+   *
+   * @throws IllegalArgumentException if negative or too many
+   */
+  int checkHandleCredits(int credits, int revokeRecords) {
+    if (credits < 0 || revokeRecords < 0) {
+      throw new IllegalArgumentException("negative credits " + credits + "/" + revokeRecords);
+    }
+    int revokeBlocks = (int) (((long) revokeRecords + format.revokeRecordsPerBlock() - 1) / format.revokeRecordsPerBlock());
+    if ((long) credits + revokeBlocks > maxHandleCredits) {
+      throw new IllegalArgumentException(device.name() + ": a handle of " + ((long) credits + revokeBlocks)
+          + " credits exceeds the journal's per-handle maximum of " + maxHandleCredits);
+    }
+    return revokeBlocks;
   }
 
   /** Attaches {@code h} to the running transaction, creating it or waiting as needed. */
@@ -160,6 +185,10 @@ public final class JournalEngine {
         if (closing) {
           throw new JournalException(device.name() + ": journal is closed");
         }
+        if (barriers > 0) {
+          awaitUninterruptibly(transactionUnlocked); // a flush or close wants the journal to itself
+          continue;
+        }
         if (running == null) {
           long now = options.clock().nanoTime();
           running = new Transaction(nextTid++, now, now + options.commitInterval().toNanos());
@@ -170,7 +199,7 @@ public final class JournalEngine {
           // a lone writer a futex wake and a lock hand-off on every transaction.
         }
         Transaction t = running;
-        if (t.state != TransactionState.RUNNING) {
+        if (t.state() != TransactionState.RUNNING) {
           awaitUninterruptibly(transactionUnlocked);
           continue;
         }
@@ -242,12 +271,71 @@ public final class JournalEngine {
     stateLock.lock();
     try {
       Transaction t = h.transaction;
-      if (t.state != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
-          || h.credits + credits > maxHandleCredits) {
+      if (t.state() != TransactionState.RUNNING || t.outstandingCredits + credits > maxTransactionBuffers
+          || h.heldCredits() + credits > maxHandleCredits) {
         return false;
       }
       t.outstandingCredits += credits;
       return true;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /**
+   * Drops {@code owner}'s ordered ranges at or past block {@code from} from the running transaction
+   * (the filesystem is truncating: that data will not be written), and, if the committing
+   * transaction has ranges of the owner there, waits until it has committed — its metadata still
+   * maps those blocks, so its data must be written; afterwards the caller may drop it. Deadlock-free
+   * even when the caller holds a handle and inode locks: the committing transaction waits for no
+   * handle, and its ordered data takes no filesystem lock ({@link io.ext4j.jbd2.OrderedData}).
+   */
+  public void cancelOrderedData(io.ext4j.jbd2.OrderedData owner, long from) throws JournalException {
+    java.util.Objects.requireNonNull(owner, "owner");
+    Transaction wait = null;
+    stateLock.lock();
+    try {
+      // Under the state lock a running transaction has not reached FLUSH, where its commit reads the
+      // map: the trim happens before that read.
+      Transaction r = running;
+      if (r != null) {
+        synchronized (r.ordered) {
+          OrderedRanges ranges = r.ordered.get(owner);
+          if (ranges != null) {
+            ranges.trimFrom(from);
+            if (ranges.isEmpty()) {
+              r.ordered.remove(owner);
+            }
+          }
+        }
+      }
+      Transaction c = committing;
+      if (c != null) {
+        synchronized (c.ordered) {
+          OrderedRanges ranges = c.ordered.get(owner);
+          if (ranges != null && ranges.reaches(from)) {
+            wait = c;
+          }
+        }
+      }
+    } finally {
+      stateLock.unlock();
+    }
+    if (wait != null) {
+      commits.waitCommit(wait.tid);
+    }
+  }
+
+  /** Moves {@code t} to state {@code s}; the caller holds stateLock. */
+  void advanceLocked(Transaction t, TransactionState s) {
+    t.advance(s, stateLock);
+  }
+
+  /** Moves {@code t} to state {@code s} under stateLock (commitWillFlush reads states under it). */
+  void advance(Transaction t, TransactionState s) {
+    stateLock.lock();
+    try {
+      t.advance(s, stateLock);
     } finally {
       stateLock.unlock();
     }
@@ -287,23 +375,126 @@ public final class JournalEngine {
     return false;
   }
 
+  /**
+   * Throws if the calling thread holds a handle in {@code tid} that is not committed: waiting for
+   * that commit would wait for the caller's own stop.
+   */
+  private void checkNotOwnTransaction(int tid, String what) {
+    HandleImpl h = currentHandle.get();
+    if (h != null && h.transaction != null && h.transaction.tid == tid && !commits.isCommittedLockFree(tid)) {
+      throw new IllegalStateException(device.name() + ": " + what + "(" + Integer.toUnsignedString(tid)
+          + ") by a thread holding a handle in that transaction would wait forever (its commit waits for the handle"
+          + " to stop); stop the handle first, or setSync(true) and stop it");
+    }
+  }
+
+  /** Throws if the calling thread holds a handle ({@code what} would wait for it). */
+  public void checkNoHandle(String what) {
+    HandleImpl h = currentHandle.get();
+    if (h != null) {
+      throw new IllegalStateException(device.name() + ": " + what + " by a thread holding a handle (in transaction "
+          + Integer.toUnsignedString(h.transaction.tid) + ") would wait for that handle to stop; stop it first");
+    }
+  }
+
+  /** Keeps new handles from starting until {@link #unblockHandles()}; nests. */
+  private void blockHandles() {
+    stateLock.lock();
+    try {
+      barriers++;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  private void unblockHandles() {
+    stateLock.lock();
+    try {
+      if (--barriers == 0) {
+        transactionUnlocked.signalAll();
+      }
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /**
+   * {@link io.ext4j.jbd2.Journal#flush()}: with new handles held off, commits the running transaction
+   * (waiting for its open handles), checkpoints everything and marks the journal empty.
+   */
+  public void flush() throws IOException {
+    blockHandles();
+    try {
+      forceCommitNoCheck();
+      checkpointer.checkpointAll();
+      if (!markEmpty()) {
+        throw new IllegalStateException(device.name() + ": the journal is not idle after a flush held off new handles");
+      }
+    } finally {
+      unblockHandles();
+    }
+  }
+
   /** Whether {@code tid} has committed (see {@link CommitWaits#isCommitted}). */
   public boolean isCommitted(int tid) {
     return commits.isCommitted(tid);
   }
 
-  /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}). */
+  public void addCommitListener(io.ext4j.jbd2.CommitListener l) {
+    commitListeners.add(l);
+  }
+
+  public void removeCommitListener(io.ext4j.jbd2.CommitListener l) {
+    commitListeners.remove(l);
+  }
+
+  /** The tid of the last committed transaction (see {@link CommitWaits#lastCommitted}). */
+  public int lastCommittedTid() {
+    return commits.lastCommitted();
+  }
+
+  /**
+   * Whether the commit of {@code tid} will still issue a device flush that begins after this call
+   * (jbd2's {@code jbd2_trans_will_send_data_barrier}): false once committed, or once its commit block
+   * is being written (its last flush may have begun); true while it runs, while it commits before that
+   * point, and for a tid not started yet.
+   */
+  public boolean commitWillFlush(int tid) {
+    stateLock.lock();
+    try {
+      // Under the lock: the commit sequence is published, and the state moved to COMMIT_JFLUSH, under
+      // it too, so a state read before COMMIT_JFLUSH happens before that last flush begins.
+      if (Tid.geq(commits.lastCommitted(), tid)) {
+        return false;
+      }
+      if (committing != null && committing.tid == tid) {
+        return committing.state().compareTo(TransactionState.COMMIT_JFLUSH) < 0;
+      }
+      return true;
+    } finally {
+      stateLock.unlock();
+    }
+  }
+
+  /** Waits until {@code tid} has committed (see {@link CommitWaits#waitCommit}); not from inside {@code tid}. */
   public void waitCommit(int tid) throws JournalException {
+    checkNotOwnTransaction(tid, "waitCommit");
     commits.waitCommit(tid);
   }
 
-  /** ext4's fsync path (see {@link CommitWaits#completeTransaction}). */
+  /** ext4's fsync path (see {@link CommitWaits#completeTransaction}); not from inside {@code tid}. */
   public void completeTransaction(int tid) throws JournalException {
+    checkNotOwnTransaction(tid, "completeTransaction");
     commits.completeTransaction(tid);
   }
 
-  /** Commits the running transaction and waits (see {@link CommitWaits#forceCommit}). */
+  /** Commits the running transaction and waits (see {@link CommitWaits#forceCommit}); not while holding a handle. */
   public void forceCommit() throws JournalException {
+    checkNoHandle("forceCommit");
+    commits.forceCommit();
+  }
+
+  private void forceCommitNoCheck() throws JournalException {
     commits.forceCommit();
   }
 
@@ -322,6 +513,139 @@ public final class JournalEngine {
     }
   }
 
+  // ---------------------------------------------------------------- state, for the engine's parts
+
+  private void checkState() {
+    assert stateLock.isHeldByCurrentThread() : "journal state read or written without the state lock";
+  }
+
+  /** The running transaction, or null. Caller holds stateLock. */
+  Transaction runningLocked() {
+    checkState();
+    return running;
+  }
+
+  /** The committing transaction, or null. Caller holds stateLock. */
+  Transaction committingLocked() {
+    checkState();
+    return committing;
+  }
+
+  /** The highest tid whose commit was requested. Caller holds stateLock. */
+  int commitRequestLocked() {
+    checkState();
+    return commitRequest;
+  }
+
+  /** The tid the next new transaction gets. Caller holds stateLock. */
+  int nextTidLocked() {
+    checkState();
+    return nextTid;
+  }
+
+  boolean closingLocked() {
+    checkState();
+    return closing;
+  }
+
+  /** Records that {@code tid} (the running transaction) is being committed now. Caller holds stateLock. */
+  void markCommitRequestedLocked(int tid) {
+    checkState();
+    commitRequest = tid;
+  }
+
+  /**
+   * FLUSH: {@code t}, the running transaction with no handles left, becomes the committing one; a new
+   * running transaction may start; its log starts at the head. Caller holds stateLock.
+   */
+  void switchToCommittingLocked(Transaction t) {
+    checkState();
+    assert running == t && committing == null : running + " / " + committing;
+    committing = t;
+    running = null;
+    t.logStart = log.head;
+    t.reserve = t.outstandingCredits;
+  }
+
+  /** {@code t}'s commit is durable: no transaction commits any more. Caller holds stateLock. */
+  void finishCommittingLocked(Transaction t) {
+    checkState();
+    assert committing == t;
+    committing = null;
+    t.reserve = 0;
+  }
+
+  /** Takes {@code total} log blocks from the head for {@code t}, charging its reserve. Caller holds stateLock. */
+  long[] takeLogBlocksLocked(Transaction t, int total) {
+    checkState();
+    if (total > t.reserve) {
+      throw new IllegalStateException("transaction " + Integer.toUnsignedString(t.tid) + " needs " + total
+          + " log blocks but reserved " + t.reserve);
+    }
+    long[] where = new long[total];
+    for (int i = 0; i < total; i++) {
+      where[i] = log.next();
+    }
+    t.reserve -= total;
+    return where;
+  }
+
+  /** Blocks in the circular log (constant). */
+  long logSize() {
+    return log.size();
+  }
+
+  /** Log blocks between tail and head. Caller holds stateLock. */
+  long logUsedLocked() {
+    checkState();
+    return log.size() - log.free;
+  }
+
+  /** The next log block to write. Caller holds stateLock. */
+  long logHeadLocked() {
+    checkState();
+    return log.head;
+  }
+
+  /** Whether the tail may move to {@code tid}. Caller holds stateLock. */
+  boolean tailCanAdvanceLocked(int tid) {
+    checkState();
+    return Tid.gt(tid, tailSequence);
+  }
+
+  /**
+   * The superblock naming {@code tid} at {@code block} is durable: frees the log before it and wakes
+   * handles waiting for space. Caller holds stateLock (and the checkpoint mutex, as the tail's writer).
+   */
+  void advanceTailLocked(int tid, long block) {
+    checkState();
+    assert checkpointMutex.isHeldByCurrentThread();
+    log.advanceTail(block);
+    tailSequence = tid;
+    spaceFreed.signalAll();
+  }
+
+  /** A batching policy waits for {@code target} handles of {@code t}. Caller holds stateLock. */
+  void batchWaitBeginLocked(Transaction t, int target) {
+    checkState();
+    batchWaiters++;
+    t.batchTarget = target;
+  }
+
+  void batchWaitEndLocked(Transaction t) {
+    checkState();
+    batchWaiters--;
+    t.batchTarget = Integer.MAX_VALUE;
+  }
+
+  /** Whether the caller was the last synchronous writer, making it so (a racy heuristic, as in jbd2). */
+  boolean swapLastSyncWriter() {
+    Thread me = Thread.currentThread();
+    boolean was = lastSyncWriter == me;
+    lastSyncWriter = me;
+    return was;
+  }
+
   // ---------------------------------------------------------------- space
 
   /** Log blocks a new transaction may still count on. Caller holds stateLock. */
@@ -332,14 +656,19 @@ public final class JournalEngine {
 
   // ---------------------------------------------------------------- buffers
 
-  /** The cached buffer of {@code block}, read from the device on first use. */
+  /** The buffer of {@code block}, pinned, read from the device if not cached. */
   public BufferHead buffer(long block) throws IOException {
-    return cache.read(block);
+    return buffers.get(block);
   }
 
-  /** The cached buffer of {@code block}, zero-filled and not read if not cached. */
+  /** The buffer of {@code block}, pinned, not read; zero-filled unless it carries journal state. */
   public BufferHead newBuffer(long block) throws IOException {
-    return cache.create(block);
+    return buffers.getNew(block);
+  }
+
+  /** The block cache the buffers live in. */
+  public BlockCache cache() {
+    return buffers.cache();
   }
 
   // ---------------------------------------------------------------- I/O helpers
@@ -349,11 +678,6 @@ public final class JournalEngine {
     stats.deviceFlushes.increment();
   }
 
-  /** Writes the superblock image to journal block 0 (no flush). Caller holds checkpointMutex or is constructing. */
-  void writeSuperblock(JournalSuperblock sb) throws IOException {
-    LogBlocks.writeSuperblock(device, map, sb);
-    superblock = sb;
-  }
 
   /** Writes log blocks (journal block numbers) through the map, merging contiguous device runs. */
   void writeLog(long[] journalBlocks, ByteBuffer[] images, int count) throws IOException {
@@ -414,12 +738,9 @@ public final class JournalEngine {
     }
     checkpointMutex.lock();
     try {
-      if (abortRecorded) {
-        return;
+      if (superblock.recordAbort(ABORT_ERRNO)) {
+        flushDevice();
       }
-      abortRecorded = true;
-      writeSuperblock(superblock.withErrno(ABORT_ERRNO));
-      flushDevice();
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(new IOException(device.name() + ": could not record the abort in the journal superblock", e));
     } finally {
@@ -431,7 +752,7 @@ public final class JournalEngine {
   public int recordedErrno() {
     checkpointMutex.lock();
     try {
-      return superblock.errno();
+      return superblock.current().errno();
     } finally {
       checkpointMutex.unlock();
     }
@@ -442,10 +763,10 @@ public final class JournalEngine {
     checkpointMutex.lock();
     try {
       checkNotAborted();
-      if (superblock.errno() == 0) {
+      if (superblock.current().errno() == 0) {
         return;
       }
-      writeSuperblock(superblock.withErrno(0));
+      superblock.writeErrno(0);
       flushDevice();
     } catch (JournalException e) {
       throw e;
@@ -474,8 +795,9 @@ public final class JournalEngine {
    */
   public void shutdown(boolean checkpoint) throws IOException {
     IOException failure = null;
+    blockHandles(); // handles started from here on wait, then find the journal closing
     try {
-      forceCommit();
+      forceCommitNoCheck();
       if (checkpoint) {
         checkpointer.checkpointAll();
         markEmpty();
@@ -490,25 +812,25 @@ public final class JournalEngine {
     } finally {
       stateLock.unlock();
     }
+    unblockHandles(); // the waiting starts now throw: closing
     checkpointer.stop();
     joinQuietly(commitThread);
     joinQuietly(checkpointThread);
+    buffers.cache().removePressureListener(onCachePressure);
     if (failure != null) {
       throw failure;
     }
     checkNotAborted();
   }
 
-  /** Checkpoints every committed transaction and marks the journal empty, staying open. */
-  public void checkpointAllAndMarkEmpty() throws IOException {
-    checkpointer.checkpointAll();
-    markEmpty();
-  }
-
-  /** Writes the superblock with {@code s_start = 0}, then flushes. Caller has checkpointed everything. */
-  void markEmpty() throws IOException {
+  /**
+   * Writes the superblock with {@code s_start = 0}, then flushes. Caller has checkpointed everything.
+   * Returns false, writing nothing, if the journal is not idle (a handle or commit is active, or a
+   * transaction still waits for its checkpoint).
+   */
+  boolean markEmpty() throws IOException {
     try {
-      markEmptyOrThrow();
+      return markEmptyOrThrow();
     } catch (JournalException ex) {
       throw ex;
     } catch (IOException | RuntimeException ex) {
@@ -517,7 +839,7 @@ public final class JournalEngine {
     }
   }
 
-  private void markEmptyOrThrow() throws IOException {
+  private boolean markEmptyOrThrow() throws IOException {
     checkpointMutex.lock();
     try {
       int seq;
@@ -527,12 +849,12 @@ public final class JournalEngine {
         boolean idle = (running == null || running.handleCount == 0) && committing == null;
         listLock.lock();
         try {
-          idle &= checkpointList.isEmpty();
+          idle &= checkpointer.isEmptyLocked();
         } finally {
           listLock.unlock();
         }
         if (!idle) {
-          return; // handles are active: the log is not empty, and the superblock must keep saying so
+          return false; // handles are active: the log is not empty, and the superblock must keep saying so
         }
         seq = nextTid;
         head = log.head;
@@ -542,9 +864,9 @@ public final class JournalEngine {
         stateLock.unlock();
       }
       flushDevice();
-      writeSuperblock(superblock.withTail(seq, 0).withHead(head));
+      superblock.writeEmpty(seq, head);
       flushDevice();
-      superblockClean = true;
+      return true;
     } finally {
       checkpointMutex.unlock();
     }
@@ -579,7 +901,7 @@ public final class JournalEngine {
   }
 
   public JournalStats stats() {
-    return stats.snapshot(averageCommitNanos);
+    return stats.snapshot(commitProcess.averageCommitNanos());
   }
 
   public LogFormat format() {

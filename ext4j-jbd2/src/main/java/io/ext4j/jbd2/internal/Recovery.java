@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongConsumer;
 
 /**
  * Journal recovery: replays the committed transactions of a dirty journal into their home blocks, in
@@ -93,6 +94,7 @@ public final class Recovery {
   private final LogFormat format;
   private final JournalSuperblock sb;
   private final boolean asyncCommit;
+  private LongConsumer homeWritten = b -> {}; // set before the walk; called by the recovering thread
 
   private Recovery(BlockDevice device, JournalMap map, JournalSuperblock sb) {
     this.dev = device;
@@ -117,10 +119,22 @@ public final class Recovery {
    * @throws IOException when the device fails
    */
   public static RecoveryResult run(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
+    return run(device, map, sb, b -> {});
+  }
+
+  /**
+   * {@link #run(BlockDevice, JournalMap, JournalSuperblock)}, telling {@code homeWritten} each home
+   * block right after it is written (the journal invalidates it in a block cache that may hold an
+   * older copy), in the recovering thread.
+   */
+  public static RecoveryResult run(BlockDevice device, JournalMap map, JournalSuperblock sb, LongConsumer homeWritten)
+      throws IOException {
     if (!sb.needsRecovery()) {
       return new RecoveryResult(true, sb.sequence(), sb.sequence(), sb.head(), 0, 0, List.of());
     }
-    return new Recovery(device, map, sb).recover();
+    Recovery r = new Recovery(device, map, sb);
+    r.homeWritten = homeWritten;
+    return r.recover();
   }
 
   /**
@@ -394,6 +408,7 @@ public final class Recovery {
               data.putInt(0, JournalHeader.MAGIC);
             }
             dev.write(tag.fsBlock(), data);
+            homeWritten.accept(tag.fsBlock());
             blocksReplayed++;
             txBlocks++;
           }

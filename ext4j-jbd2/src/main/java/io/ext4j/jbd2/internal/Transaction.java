@@ -1,7 +1,10 @@
 package io.ext4j.jbd2.internal;
 
 import io.ext4j.jbd2.OrderedData;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,7 +20,7 @@ final class Transaction {
   final long startNanos;
   final long expiresNanos;
 
-  volatile TransactionState state = TransactionState.RUNNING; // written under stateLock
+  private volatile TransactionState state = TransactionState.RUNNING; // written under stateLock (advance); read bare by batching policies
 
   int updates; // stateLock: open handles
   int outstandingCredits; // stateLock: credits handed out plus the descriptor/commit overhead
@@ -39,7 +42,13 @@ final class Transaction {
 
   final Set<Long> revoked = new LinkedHashSet<>(); // guarded by itself (synchronized)
   volatile boolean anyRevoked; // set once the first revoke is recorded; lets write access skip cancelRevoke
-  final ConcurrentLinkedQueue<OrderedData> ordered = new ConcurrentLinkedQueue<>();
+  /**
+   * Ordered data by owner, in the order owners were first added; guarded by its own monitor. Handles
+   * add while the transaction runs; {@link JournalEngine#cancelOrderedData} trims it while it runs
+   * (under the state lock, so before the commit's FLUSH) and only reads it while it commits; the
+   * commit reads it once after FLUSH, when no handle is attached any more.
+   */
+  final Map<OrderedData, OrderedRanges> ordered = new LinkedHashMap<>();
   final ConcurrentLinkedQueue<Thread> waiters = new ConcurrentLinkedQueue<>(); // parked in waitCommit; unparked at publish
 
   // Commit statistics, commit thread only.
@@ -50,6 +59,20 @@ final class Transaction {
     this.tid = tid;
     this.startNanos = startNanos;
     this.expiresNanos = expiresNanos;
+  }
+
+  TransactionState state() {
+    return state; // volatile read
+  }
+
+  /**
+   * Moves to a later state. The caller holds the engine's state lock ({@link JournalEngine#advance}),
+   * so readers under that lock see transitions in order with the running/committing slots.
+   */
+  void advance(TransactionState next, java.util.concurrent.locks.ReentrantLock stateLock) {
+    assert stateLock.isHeldByCurrentThread() : "transaction state written without the state lock";
+    assert next.compareTo(state) > 0 : state + " -> " + next;
+    state = next;
   }
 
   void addRevoke(long block) {
@@ -66,6 +89,21 @@ final class Transaction {
     synchronized (revoked) {
       return revoked.remove(block);
     }
+  }
+
+  void addOrdered(OrderedData owner, long first, long count) {
+    synchronized (ordered) {
+      ordered.computeIfAbsent(owner, o -> new OrderedRanges()).add(first, count);
+    }
+  }
+
+  /** The ordered ranges, owner by owner (for the commit). */
+  Map<OrderedData, List<OrderedData.Range>> orderedSnapshot() {
+    Map<OrderedData, List<OrderedData.Range>> out = new LinkedHashMap<>();
+    synchronized (ordered) {
+      ordered.forEach((owner, ranges) -> out.put(owner, ranges.toList()));
+    }
+    return out;
   }
 
   long[] revokedBlocks() {

@@ -10,9 +10,14 @@ public enum TransactionState {
   SWITCH,
   /** Committing: a new running transaction may exist; ordered data and revoke records are written. */
   FLUSH,
-  /** Metadata blocks are being written to the log. */
+  /** Metadata blocks are being written to the log (ordered data is being written too). */
   COMMIT,
-  /** Log writes done; the commit block is being written and flushed. */
+  /** Log writes and ordered data done; the flush that covers them runs (sync commit only). */
+  COMMIT_DFLUSH,
+  /**
+   * The commit block is written and the commit's last flush runs: data written before a thread saw
+   * this state may not be covered by it (see {@code Journal.commitWillFlush}).
+   */
   COMMIT_JFLUSH,
   /** The commit block is durable; buffers are moved to the checkpoint list. */
   COMMIT_CALLBACK,

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (32/64-bit × no/v2/v3 checksums × 1 KiB/4 KiB blocks), each over many seeded random cases; a
  * failure names its seed, replayed with {@code -Dext4j.seed=…}.
  */
+@Tag("fast")
 class BlockCodecsTest {
   static final long SEED = Long.getLong("ext4j.seed", System.nanoTime());
   static final byte[] UUID = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6};

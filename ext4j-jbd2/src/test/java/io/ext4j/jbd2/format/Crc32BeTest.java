@@ -6,8 +6,10 @@ import io.ext4j.testkit.Seeds;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class Crc32BeTest {
   /** Bit at a time, straight from the definition: MSB first, polynomial 0x04C11DB7. */
   private static int reference(int crc, byte[] data) {

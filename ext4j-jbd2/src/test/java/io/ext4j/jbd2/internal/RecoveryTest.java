@@ -13,6 +13,7 @@ import io.ext4j.jbd2.format.JournalSuperblock;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Recovery's three passes on hand-built logs ({@link TestLog}). */
+@Tag("fast")
 class RecoveryTest {
   static final int V3_64 = JournalFeature.CSUM_V3.mask() | JournalFeature.BIT64.mask() | JournalFeature.REVOKE.mask();
   static final int ASYNC = JournalFeature.ASYNC_COMMIT.mask();

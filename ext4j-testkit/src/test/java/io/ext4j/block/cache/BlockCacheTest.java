@@ -100,13 +100,21 @@ class BlockCacheTest {
   void overCapacityWithNothingEvictable_growsAndCallsThePressureListener() throws IOException {
     BlockCache cache = new BlockCache(device(64), new BlockCache.Options(16, 4));
     AtomicInteger calls = new AtomicInteger();
-    cache.onPressure(calls::incrementAndGet);
+    cache.addPressureListener(calls::incrementAndGet);
     List<CachedBlock> held = new ArrayList<>();
     for (int b = 0; b < 40; b++) {
       held.add(cache.get(b));
     }
     assertThat(cache.size()).isEqualTo(40);
     assertThat(calls.get()).isPositive();
+    AtomicInteger other = new AtomicInteger();
+    Runnable second = other::incrementAndGet;
+    cache.addPressureListener(second);
+    held.add(cache.get(40));
+    assertThat(other.get()).as("every listener is called").isOne();
+    cache.removePressureListener(second);
+    held.add(cache.get(41));
+    assertThat(other.get()).as("a removed listener is not called again").isOne();
     held.forEach(CachedBlock::release);
   }
 
