@@ -171,23 +171,34 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
     BlockDevice dev = device;
     Journal journal = null;
+    BlockCache cache = null;
     if (sb.hasJournal() && sb.journalInode() != 0) {
       JournalLocation loc = Ext4JournalLocator.locate(dev, sb);
       boolean dirty = JournalRecovery.readSuperblock(dev, loc.journalMap()).start() != 0;
+      boolean torn = false;
       if (primaryFailure != null && !dirty) {
         checkTorn(device, sb, primaryFailure);
-        primaryFailure = null; // repaired below, when written at mount
+        primaryFailure = null; // repaired when written at mount
+        torn = true;
       }
       if (readOnly && dirty) {
         dev = new OverlayBlockDevice(device); // replay into memory only
       }
       if (!readOnly || dirty) {
-        JournalOptions jo = options.journal().toBuilder().checksumV3(sb.hasMetadataCsum()).bit64(sb.is64Bit()).build();
-        journal = Journal.open(dev, loc.journalMap(), jo);
-        sb = readSuperblock(dev); // recovery may have replayed the superblock; now it must verify
+        cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), sb.blockSize()));
+        // A transaction's buffers stay in the cache until it commits: cap them well below its size.
+        int cap = Math.max(256, cache.options().capacityBlocks() / 4);
+        JournalOptions jo = options.journal().toBuilder().checksumV3(sb.hasMetadataCsum()).bit64(sb.is64Bit())
+            .maxTransactionBuffers(options.journal().maxTransactionBuffers() == 0 ? cap
+                : Math.min(cap, options.journal().maxTransactionBuffers())).build();
+        journal = Journal.open(dev, loc.journalMap(), jo, cache);
+        // Recovery may have replayed the superblock; then it must verify.
+        byte[] again = Ext4JournalLocator.readBytes(dev, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
+        sb = torn ? Ext4Superblock.decodeIgnoringChecksum(dev.name(), again) : Ext4Superblock.decode(dev.name(), again);
         if (readOnly) {
           journal.closeWithoutCheckpoint();
           journal = null;
+          cache = null;
         }
       }
     }
@@ -195,7 +206,9 @@ public final class Ext4FileSystem implements AutoCloseable {
       checkTorn(device, sb, primaryFailure); // no journal to rewrite it
     }
     FsLayout lay = FsLayout.of(device.name(), sb);
-    BlockCache cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), lay.blockSize()));
+    if (cache == null) {
+      cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), lay.blockSize()));
+    }
     MetaStore meta = journal != null ? new JournaledStore(dev, cache, journal) : new UnjournaledStore(dev, cache);
     Groups groups;
     try {

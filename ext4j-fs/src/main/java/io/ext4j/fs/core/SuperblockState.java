@@ -29,7 +29,7 @@ public final class SuperblockState {
 
   public SuperblockState(FsLayout lay, Ext4Superblock sb, LongSupplier freeBlocks, LongSupplier freeInodes) {
     this.lay = lay;
-    this.bytes = sb.toBytes();
+    this.bytes = new SuperblockEditor(sb.toBytes()).encode(); // a checksum torn by a crash is made whole here
     this.freeBlocks = freeBlocks;
     this.freeInodes = freeInodes;
   }

@@ -53,8 +53,8 @@ public final class JournaledStore implements MetaStore {
   }
 
   @Override
-  public void readAhead(long first, int count) {
-    // the journal's buffers are read on first use; read-ahead joins when the journal shares the cache
+  public void readAhead(long first, int count) throws IOException {
+    cache.readAhead(first, count); // the journal's buffers live in the same cache
   }
 
   @Override
@@ -76,18 +76,18 @@ public final class JournaledStore implements MetaStore {
   }
 
   /**
-   * Commits {@code tid} (or waits for it) and flushes the device if it had already committed.
-   * Correct because the engine writes file data before it stops the handle that records the
-   * change: a transaction that was still running or committing when this was called commits after
-   * every data write of its handles, and its commit's flush covers them; one already committed
-   * covers only what came before it, so the device is flushed here.
+   * Commits {@code tid} (or waits for it) and flushes the device unless that commit's flush, not yet
+   * issued when this was called, covers the data written before the call (the journal's
+   * {@code commitWillFlush}, jbd2's trans_will_send_data_barrier). The engine writes file data
+   * before it stops the handle that records it, so a transaction's own data always precedes its
+   * commit's flush.
    */
   @Override
   public void commit(int tid) throws IOException {
-    boolean alreadyCommitted = journal.isCommitted(tid);
+    boolean covered = journal.commitWillFlush(tid); // asked first: data written before now is then in its flush
     journal.completeTransaction(tid);
-    if (alreadyCommitted) {
-      device.flush(); // the data written since that commit is covered by no journal flush
+    if (!covered) {
+      device.flush(); // tid's commit flushed before our data (or long ago): flush it ourselves
     }
   }
 

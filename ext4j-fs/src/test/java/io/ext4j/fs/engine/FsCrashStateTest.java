@@ -58,14 +58,14 @@ class FsCrashStateTest {
   static final AtomicLong STATES = new AtomicLong();
   static final AtomicLong E2FSCK_RUNS = new AtomicLong();
   static final AtomicLong E2FSCK_RECOVERIES = new AtomicLong();
-  static final int E2FSCK_EVERY = Integer.getInteger("ext4j.crash.e2fsckEvery", 8);
+  static final int E2FSCK_EVERY = Integer.getInteger("ext4j.crash.e2fsckEvery", 6);
   static MemoryBlockDevice base;
 
   @BeforeAll
   static void makeBase() throws Exception {
     Files.createDirectories(DIR);
     Path img = DIR.resolve("base.img");
-    Oracle.mkfs(img, 4 << 20, 1024, "-O", "metadata_csum_seed,orphan_file");
+    Oracle.mkfs(img, 16 << 20, 1024, "-O", "metadata_csum_seed,orphan_file");
     MemoryBlockDevice dev = MemoryBlockDevice.of("base", 1024, Files.readAllBytes(img));
     try (Ext4FileSystem fs = Ext4FileSystem.open(dev, Ext4Options.defaults(), false)) {
       long a = fs.mkdir(Ext4FileSystem.ROOT, b("A"), 0755, Caller.ROOT).ino();
@@ -110,7 +110,12 @@ class FsCrashStateTest {
 
   /** One step: a change and the call that makes it durable (after which the harness marks). */
   interface Step {
-    void run(Ext4FileSystem fs) throws IOException;
+    void run(Ext4FileSystem fs, Snap snap) throws IOException;
+  }
+
+  /** Records the tree between two transactions of a step (a state a crash may recover to). */
+  interface Snap {
+    void now() throws IOException;
   }
 
   record Op(String name, Step step) {}
@@ -120,71 +125,73 @@ class FsCrashStateTest {
   }
 
   static final List<Op> OPS = List.of(
-      new Op("append foo, fsync", fs -> {
+      new Op("append foo, fsync", (fs, snap) -> {
         long i = ino(fs, "/foo");
         write(fs, i, size(fs, "/foo"), 3000, 4);
         fs.fsync(i, false);
       }),
-      new Op("create A/new + write, fsync", fs -> {
+      new Op("create A/new + write, fsync", (fs, snap) -> {
         long i = fs.create(ino(fs, "/A"), b("new"), 0644, Caller.ROOT).ino();
+        snap.now(); // created, not yet written: a transaction of its own
         write(fs, i, 0, 2000, 5);
         fs.fsync(i, false);
       }),
-      new Op("create A/new2, fdatasync", fs -> {
+      new Op("create A/new2, fdatasync", (fs, snap) -> {
         long i = fs.create(ino(fs, "/A"), b("new2"), 0644, Caller.ROOT).ino();
+        snap.now();
         write(fs, i, 0, 100, 6);
         fs.fsync(i, true);
       }),
-      new Op("rename foo B/foo2, fsync B", fs -> {
+      new Op("rename foo B/foo2, fsync B", (fs, snap) -> {
         fs.rename(Ext4FileSystem.ROOT, b("foo"), ino(fs, "/B"), b("foo2"), RenameMode.REPLACE);
         fs.fsync(ino(fs, "/B"), false);
       }),
-      new Op("rename A/bar A/baz, fsync baz", fs -> {
+      new Op("rename A/bar A/baz, fsync baz", (fs, snap) -> {
         fs.rename(ino(fs, "/A"), b("bar"), ino(fs, "/A"), b("baz"), RenameMode.REPLACE);
         fs.fsync(ino(fs, "/A/baz"), false);
       }),
-      new Op("unlink A/bar, fsync A", fs -> {
+      new Op("unlink A/bar, fsync A", (fs, snap) -> {
         fs.unlink(ino(fs, "/A"), b("bar"));
         fs.fsync(ino(fs, "/A"), false);
       }),
-      new Op("mkdir B/sub, fsync B", fs -> {
+      new Op("mkdir B/sub, fsync B", (fs, snap) -> {
         fs.mkdir(ino(fs, "/B"), b("sub"), 0755, Caller.ROOT);
         fs.fsync(ino(fs, "/B"), false);
       }),
-      new Op("link foo B/l, fsync foo", fs -> {
+      new Op("link foo B/l, fsync foo", (fs, snap) -> {
         fs.link(ino(fs, "/foo"), ino(fs, "/B"), b("l"));
         fs.fsync(ino(fs, "/foo"), false);
       }),
-      new Op("truncate foo 100, fsync", fs -> {
+      new Op("truncate foo 100, fsync", (fs, snap) -> {
         fs.setattr(ino(fs, "/foo"), SetAttributes.none().withSize(100));
         fs.fsync(ino(fs, "/foo"), false);
       }),
-      new Op("O_SYNC append foo", fs -> {
+      new Op("O_SYNC append foo", (fs, snap) -> {
         try (OpenFile f = fs.open(ino(fs, "/foo"), EnumSet.of(OpenFlag.WRITE, OpenFlag.APPEND, OpenFlag.SYNC))) {
           f.write(0, ByteBuffer.wrap(new byte[777]));
         }
       }),
-      new Op("symlink B/s, fsync B", fs -> {
+      new Op("symlink B/s, fsync B", (fs, snap) -> {
         fs.symlink(ino(fs, "/B"), b("s"), b("../foo"), Caller.ROOT);
         fs.fsync(ino(fs, "/B"), false);
       }),
-      new Op("rename A/bar over foo, syncfs", fs -> {
+      new Op("rename A/bar over foo, syncfs", (fs, snap) -> {
         fs.rename(ino(fs, "/A"), b("bar"), Ext4FileSystem.ROOT, b("foo"), RenameMode.REPLACE);
         fs.syncfs();
       }),
-      new Op("unlink A/big (tree), fsync A", fs -> {
+      new Op("unlink A/big (tree), fsync A", (fs, snap) -> {
         fs.unlink(ino(fs, "/A"), b("big"));
         fs.fsync(ino(fs, "/A"), false);
       }),
-      new Op("truncate A/big 5000, fsync", fs -> {
+      new Op("truncate A/big 5000, fsync", (fs, snap) -> {
         fs.setattr(ino(fs, "/A/big"), SetAttributes.none().withSize(5000));
         fs.fsync(ino(fs, "/A/big"), false);
       }),
-      new Op("setxattr foo, fsync", fs -> {
+      new Op("setxattr foo, fsync", (fs, snap) -> {
         fs.setxattr(ino(fs, "/foo"), "user.k", new byte[300], 0);
         fs.fsync(ino(fs, "/foo"), false);
       }),
-      new Op("rmdir B after emptying, syncfs", fs -> {
+      new Op("rmdir B after emptying, syncfs", (fs, snap) -> {
         fs.rmdir(Ext4FileSystem.ROOT, b("B"));
         fs.syncfs();
       }));
@@ -251,9 +258,9 @@ class FsCrashStateTest {
     try (Ext4FileSystem fs = Ext4FileSystem.open(dev, Ext4Options.defaults(), false)) {
       states.add(FsSnapshot.of(fs));
       for (int k = 0; k < seq.size(); k++) {
-        seq.get(k).step().run(fs);
+        seq.get(k).step().run(fs, () -> states.add(FsSnapshot.of(fs)));
         states.add(FsSnapshot.of(fs));
-        dev.mark(String.valueOf(k + 1)); // operation k+1 acknowledged durable
+        dev.mark(String.valueOf(states.size() - 1)); // the state after this operation is acknowledged durable
       }
     }
     Recording rec = dev.crash();
@@ -326,13 +333,25 @@ class FsCrashStateTest {
       Files.write(img, raw.toByteArray());
       Oracle.Result fix = Oracle.run("e2fsck", "-fy", img.toString());
       assertThat(fix.exit()).as("%s, %s: e2fsck -fy exit (%s)", what, state, fix.all()).isLessThanOrEqualTo(1);
+      // From a backup superblock e2fsck reads the backup descriptors, which nobody updates after
+      // mkfs (the kernel neither): their counts are stale, and e2fsck corrects them.
+      boolean fromBackup = fix.all().contains("trying backup blocks");
       for (String line : fix.out().lines().toList()) {
-        boolean benign = line.startsWith("Pass ") || line.isBlank() || line.contains("recovering journal")
+        boolean benign = (fromBackup && (line.contains("count wrong for group") || line.startsWith("Block bitmap differences")
+            || line.startsWith("Inode bitmap differences") || line.startsWith(" ") || line.contains("Directories count wrong")
+            || line.equals("FIXED.")))
+            || line.startsWith("Pass ") || line.isBlank() || line.contains("recovering journal")
             || line.contains("Free blocks count wrong") || line.contains("Free inodes count wrong")
             || line.contains("FILE SYSTEM WAS MODIFIED") || line.matches(".*: \\d+/\\d+ files \\(.*")
             || line.startsWith("Clearing orphaned inode") || line.contains("orphan file") || line.contains("Orphan file")
             || line.startsWith("Truncating orphaned inode") || line.contains("Padding at end of inode bitmap")
-            || line.startsWith("Setting free") || line.contains("Fix? yes") || line.startsWith("Clear? yes");
+            || line.startsWith("Setting free") || line.contains("Fix? yes") || line.startsWith("Clear? yes")
+            // a superblock write torn by the crash (ext4j writes it directly at mount and unmount, as
+            // the kernel does): e2fsck falls back to the backup superblock
+            || line.contains("Superblock checksum does not match superblock") || line.contains("trying backup blocks")
+            // e2fsck 1.47.0 rejects a commit block torn after its header sector, which the kernel and
+            // ext4j accept; such a transaction was never acknowledged, so either outcome is right
+            || line.matches("Journal transaction \\d+ was corrupt, replay was aborted\\.");
         assertThat(benign).as("%s, %s: e2fsck -fy fixed something real: %s%nfull output:%n%s", what, state, line, fix.all())
             .isTrue();
       }
@@ -416,6 +435,7 @@ class FsCrashStateTest {
       if (names.isEmpty() || x < 2) {
         String name = "f" + made++;
         long i = fs.create(dir, b(name), 0644, Caller.ROOT).ino();
+        history.add(FsSnapshot.ofDir(fs, dir, "/t" + me)); // created, not yet written
         write(fs, i, 0, 1 + r.nextInt(3000), me);
         fs.fsync(i, r.nextBoolean());
         names.add(name);
