@@ -7,7 +7,7 @@ import java.io.IOException;
  * concerned when known, and the evidence in the message: one type for every failure, so that
  * adapters map the errno and show the message.
  */
-public class Ext4Exception extends IOException {
+public final class Ext4Exception extends IOException {
   private static final long serialVersionUID = 1L;
   private final Errno errno;
   private final long inode;

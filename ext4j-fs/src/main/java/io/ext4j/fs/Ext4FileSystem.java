@@ -184,7 +184,10 @@ public final class Ext4FileSystem implements AutoCloseable {
       if (readOnly && dirty) {
         dev = new OverlayBlockDevice(device); // replay into memory only
       }
-      if (!readOnly || dirty) {
+      if (options.bulkLoad() && dirty) {
+        throw new Ext4Exception(Errno.EINVAL, 0, null, device.name() + ": bulk loading needs an empty journal; this one needs recovery");
+      }
+      if ((!readOnly && !options.bulkLoad()) || dirty) {
         cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), sb.blockSize()));
         // A transaction's buffers stay in the cache until it commits: cap them well below its size.
         int cap = Math.max(256, cache.options().capacityBlocks() / 4);

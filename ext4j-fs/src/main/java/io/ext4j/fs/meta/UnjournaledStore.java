@@ -71,7 +71,9 @@ public final class UnjournaledStore implements MetaStore {
 
   @Override
   public void sync() throws IOException {
-    cache.writeBack();
+    if (cache.writeBack() == 0 && device.isReadOnly()) {
+      return; // a read-only filesystem: nothing was written, and the device refuses flushes
+    }
     device.flush();
   }
 

@@ -83,13 +83,13 @@ public final class Xattrs {
    * Sets {@code name} to {@code value} (VFS form for ACLs). {@link #CREATE} fails with EEXIST if it
    * exists, {@link #REPLACE} with ENODATA if it does not.
    *
-   * @throws Ext4Exception ENOSPC when the value fits neither in the inode nor in a block, ERANGE for
-   *     a value over the block size
+   * @throws Ext4Exception ENOSPC when the value fits neither in the inode nor in a block
    */
   public void set(Tx tx, Inode inode, XattrName name, byte[] value, int flags) throws IOException {
     byte[] stored = isAcl(name) ? acl(inode, value) : value.clone();
     if (stored.length > fs.lay.blockSize() - 64) {
-      throw new Ext4Exception(Errno.ERANGE, inode.ino, null, "xattr value of " + stored.length + " bytes is too large");
+      throw new Ext4Exception(Errno.ENOSPC, inode.ino, null, "xattr value of " + stored.length
+          + " bytes does not fit an attribute block of " + fs.lay.blockSize() + " bytes (ext4 answers ENOSPC too)");
     }
     change(tx, inode, name, XattrEntry.of(name, stored), flags);
   }

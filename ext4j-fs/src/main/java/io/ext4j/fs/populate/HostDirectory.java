@@ -1,0 +1,153 @@
+package io.ext4j.fs.populate;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A host directory as a {@link TreeSource}: walked depth first, each directory's names in byte
+ * order (so the image does not depend on the order the host lists them in), symlinks not followed.
+ * Owners, permissions, times with nanoseconds, device numbers and hard links come from the host's
+ * {@code unix:*} attributes; extended attributes from the user namespace (the only one java.nio
+ * reads).
+ */
+public final class HostDirectory implements TreeSource {
+  private final Path root;
+
+  public HostDirectory(Path root) {
+    this.root = root;
+  }
+
+  @Override
+  public String name() {
+    return root.toString();
+  }
+
+  @Override
+  public void entries(Sink sink) throws IOException {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      throw new NoSuchFileException(root.toString(), null, "no such directory to copy into the image");
+    }
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      throw new NotDirectoryException(root.toString());
+    }
+    Map<List<Long>, List<byte[]>> seen = new HashMap<>(); // (dev, ino) of multiply-linked files -> first path
+    walk(root, new ArrayList<>(), sink, seen);
+  }
+
+  private void walk(Path dir, List<byte[]> path, Sink sink, Map<List<Long>, List<byte[]>> seen) throws IOException {
+    sink.accept(entry(dir, path, seen));
+    List<Path> children = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+      ds.forEach(children::add);
+    }
+    children.sort((a, b) -> Arrays.compareUnsigned(nameBytes(a), nameBytes(b)));
+    for (Path c : children) {
+      List<byte[]> p = new ArrayList<>(path);
+      p.add(nameBytes(c));
+      if (Files.isDirectory(c, LinkOption.NOFOLLOW_LINKS)) {
+        walk(c, p, sink, seen);
+      } else {
+        sink.accept(entry(c, p, seen));
+      }
+    }
+  }
+
+  private static byte[] nameBytes(Path p) {
+    return p.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private TreeEntry entry(Path p, List<byte[]> path, Map<List<Long>, List<byte[]>> seen) throws IOException {
+    Map<String, Object> a = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
+    int mode = (Integer) a.get("mode");
+    long uid = ((Number) a.get("uid")).longValue();
+    long gid = ((Number) a.get("gid")).longValue();
+    Instant atime = ((FileTime) a.get("lastAccessTime")).toInstant();
+    Instant mtime = ((FileTime) a.get("lastModifiedTime")).toInstant();
+    Instant ctime = ((FileTime) a.get("ctime")).toInstant();
+    long size = ((Number) a.get("size")).longValue();
+    int type = mode & 0xF000;
+    TreeEntry.Kind kind = switch (type) {
+      case 0x4000 -> TreeEntry.Kind.DIR;
+      case 0xA000 -> TreeEntry.Kind.SYMLINK;
+      case 0x1000 -> TreeEntry.Kind.FIFO;
+      case 0xC000 -> TreeEntry.Kind.SOCKET;
+      case 0x2000 -> TreeEntry.Kind.CHAR_DEVICE;
+      case 0x6000 -> TreeEntry.Kind.BLOCK_DEVICE;
+      default -> TreeEntry.Kind.FILE;
+    };
+    byte[] link = null;
+    if (kind == TreeEntry.Kind.SYMLINK) {
+      link = Files.readSymbolicLink(p).toString().getBytes(StandardCharsets.UTF_8);
+    }
+    int nlink = ((Number) a.get("nlink")).intValue();
+    if (kind != TreeEntry.Kind.DIR && nlink > 1) {
+      List<Long> key = List.of(((Number) a.get("dev")).longValue(), ((Number) a.get("ino")).longValue());
+      List<byte[]> first = seen.putIfAbsent(key, path);
+      if (first != null) {
+        return new TreeEntry(path, TreeEntry.Kind.HARDLINK, mode & 07777, uid, gid, atime, mtime, ctime, 0, 0, 0,
+            join(first), Map.of(), null);
+      }
+    }
+    long rdev = ((Number) a.get("rdev")).longValue();
+    int major = (int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL));
+    int minor = (int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL));
+    TreeEntry.Contents contents = kind == TreeEntry.Kind.FILE ? () -> Files.newInputStream(p) : null;
+    return new TreeEntry(path, kind, mode & 07777, uid, gid, atime, mtime, ctime, kind == TreeEntry.Kind.FILE ? size : 0,
+        major, minor, link, userXattrs(p, kind), contents);
+  }
+
+  /** The path's components joined with '/' (hard-link targets are given that way). */
+  static byte[] join(List<byte[]> path) {
+    int n = 0;
+    for (byte[] c : path) {
+      n += c.length + 1;
+    }
+    ByteBuffer b = ByteBuffer.allocate(Math.max(0, n - 1));
+    for (int i = 0; i < path.size(); i++) {
+      if (i > 0) {
+        b.put((byte) '/');
+      }
+      b.put(path.get(i));
+    }
+    return b.array();
+  }
+
+  private static Map<String, byte[]> userXattrs(Path p, TreeEntry.Kind kind) {
+    if (kind != TreeEntry.Kind.FILE && kind != TreeEntry.Kind.DIR) {
+      return Map.of(); // java.nio opens the file to read them: a fifo would block, a device would be opened
+    }
+    UserDefinedFileAttributeView v = Files.getFileAttributeView(p, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+    if (v == null) {
+      return Map.of();
+    }
+    Map<String, byte[]> out = new LinkedHashMap<>();
+    try {
+      List<String> names = new ArrayList<>(v.list());
+      names.sort(null);
+      for (String n : names) {
+        ByteBuffer buf = ByteBuffer.allocate(v.size(n));
+        v.read(n, buf);
+        out.put("user." + n, Arrays.copyOf(buf.array(), buf.position()));
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      return Map.of(); // a filesystem without user xattrs (or a fifo): nothing to copy
+    }
+    return out;
+  }
+}

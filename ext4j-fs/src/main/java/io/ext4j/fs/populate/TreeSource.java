@@ -1,0 +1,22 @@
+package io.ext4j.fs.populate;
+
+import java.io.IOException;
+
+/**
+ * A tree to copy into an image, delivered entry by entry: a directory before what it contains (or
+ * implied by it), a hard link after the entry it names. Implementations: {@link HostDirectory},
+ * {@link TarArchive}.
+ */
+public interface TreeSource {
+  /** Calls {@code sink} with every entry, in an order where parents come before their children. */
+  void entries(Sink sink) throws IOException;
+
+  /** Receives entries. */
+  @FunctionalInterface
+  interface Sink {
+    void accept(TreeEntry e) throws IOException;
+  }
+
+  /** A name for messages (the directory or archive path). */
+  String name();
+}
