@@ -77,6 +77,104 @@ public final class BlockAllocator {
         + groups.freeBlocks() + " blocks free" + (meta.journaled() ? ", some perhaps waiting for their freeing commit" : "") + ")");
   }
 
+  /**
+   * Where a new file's data should start: the start of the longest free span (runs may continue
+   * across group boundaries) among the groups of the inode's flex group, so that a file that turns
+   * out large is laid out in as few extents as the space allows, while small files still pack
+   * together near their inode. Falls back to the flex group's first block.
+   */
+  public long goalForNewFile(long ino) {
+    int flex = Math.max(1, lay.groupsPerFlex());
+    long first = lay.groupOfInode(ino) / flex * flex;
+    long end = Math.min(groups.count(), first + flex);
+    long bestStart = lay.groupFirstBlock(first);
+    long bestLen = 0;
+    long runStart = -1;
+    long runLen = 0;
+    for (long g = first; g < end; g++) {
+      int[] s;
+      try {
+        s = spans(groups.group(g));
+      } catch (IOException e) {
+        return lay.groupFirstBlock(first); // a bad bitmap shows up when allocating; no placement hint here
+      }
+      int count = lay.groupBlockCount(g);
+      long gStart = lay.groupFirstBlock(g);
+      if (runLen > 0 && s[0] > 0) {
+        runLen += s[0]; // the span goes on into this group
+      } else {
+        runStart = gStart;
+        runLen = s[0];
+      }
+      if (runLen > bestLen) {
+        bestLen = runLen;
+        bestStart = runStart;
+      }
+      if (s[0] == count) {
+        continue; // a wholly free group: the span may continue
+      }
+      if (s[3] > bestLen) {
+        bestLen = s[3];
+        bestStart = gStart + s[2];
+      }
+      runStart = gStart + count - s[1];
+      runLen = s[1];
+      if (runLen > bestLen) {
+        bestLen = runLen;
+        bestStart = runStart;
+      }
+    }
+    return bestStart;
+  }
+
+  /** The group's free-run summary, computed from its bitmap when stale. */
+  private int[] spans(Groups.Group grp) throws IOException {
+    grp.lock.lock();
+    try {
+      if (grp.spans != null) {
+        return grp.spans;
+      }
+      grp.pending.expire(meta::isCommitted);
+      int count = lay.groupBlockCount(grp.number);
+      byte[] bits = groups.blockBitmapCopy(grp);
+      int head = 0;
+      int bestStart = 0;
+      int bestLen = 0;
+      int i = 0;
+      int lastEnd = 0;
+      int tail = 0;
+      while (i < count) {
+        i = Bitmaps.nextClear(bits, i, count);
+        if (i >= count) {
+          break;
+        }
+        int skipped = grp.pending.skip(i);
+        if (skipped != i) {
+          i = skipped;
+          continue;
+        }
+        int e = Math.min(Math.min(Bitmaps.nextSet(bits, i, count), grp.pending.nextPending(i)), count);
+        if (i == 0) {
+          head = e;
+        }
+        if (e - i > bestLen) {
+          bestLen = e - i;
+          bestStart = i;
+        }
+        lastEnd = e;
+        tail = e == count ? e - i : 0;
+        i = e;
+      }
+      if (lastEnd < count) {
+        tail = 0;
+      }
+      grp.spans = new int[] {head, tail, bestStart, bestLen};
+      return grp.spans;
+    } finally {
+      grp.lock.unlock();
+    }
+  }
+
   /** Whether some freed blocks wait for a commit before they can be reused (a reason to commit and retry on ENOSPC). */
   public boolean hasPendingFrees() {
     for (int g = 0; g < groups.count(); g++) {

@@ -35,6 +35,7 @@ public final class Groups {
     public final ReentrantLock lock = new ReentrantLock();
     GroupDescriptor desc; // lock (volatile read for statistics)
     final PendingFrees pending = new PendingFrees(); // lock
+    int[] spans; // lock: {free blocks at the start, free blocks at the end, longest inner run start, its length}; null = stale
 
     Group(long number, GroupDescriptor desc) {
       this.number = number;
@@ -156,6 +157,7 @@ public final class Groups {
       tx.dirty(buf);
     }
     g.set(d);
+    g.spans = null; // the bitmap or the counts changed: free-run summary is stale
     freeBlocks.addAndGet(d.freeBlocks() - old.freeBlocks());
     freeInodes.addAndGet(d.freeInodes() - old.freeInodes());
     usedDirs.addAndGet(d.usedDirs() - old.usedDirs());

@@ -400,6 +400,9 @@ public final class FileIo {
     if (last > 0) {
       return last;
     }
+    if (inode.fileType() == RawInode.S_IFREG && l == 0) {
+      return fs.blocks.goalForNewFile(inode.ino); // the file's first block: where a long run starts
+    }
     return fs.lay.groupFirstBlock(fs.lay.groupOfInode(inode.ino));
   }
 
