@@ -19,6 +19,13 @@ import java.util.Set;
  * metadata, only a device flush.
  */
 public final class OpenFile implements AutoCloseable {
+  /** fallocate mode bit: do not change the size (Linux FALLOC_FL_KEEP_SIZE). */
+  public static final int FALLOC_KEEP_SIZE = 0x01;
+  /** fallocate mode bit: free the range, which then reads as zeros; needs KEEP_SIZE (FALLOC_FL_PUNCH_HOLE). */
+  public static final int FALLOC_PUNCH_HOLE = 0x02;
+  /** fallocate mode bit: the range reads as zeros, its whole blocks unwritten (FALLOC_FL_ZERO_RANGE). */
+  public static final int FALLOC_ZERO_RANGE = 0x10;
+
   private final Ext4FileSystem fs;
   private final Inode inode;
   private final Set<OpenFlag> flags;
@@ -74,7 +81,11 @@ public final class OpenFile implements AutoCloseable {
     fs.truncate(inode, size);
   }
 
-  /** fallocate(2) with Linux's mode bits (0, KEEP_SIZE 1, PUNCH_HOLE 2, ZERO_RANGE 0x10). */
+  /**
+   * fallocate(2) with Linux's mode bits: 0 or {@link #FALLOC_KEEP_SIZE} allocates (unwritten, reading as
+   * zeros), {@code FALLOC_PUNCH_HOLE | FALLOC_KEEP_SIZE} frees, {@link #FALLOC_ZERO_RANGE} zeroes; other
+   * combinations fail with EOPNOTSUPP.
+   */
   public void fallocate(int mode, long offset, long length) throws IOException {
     checkOpen();
     fs.fallocate(inode, mode, offset, length);

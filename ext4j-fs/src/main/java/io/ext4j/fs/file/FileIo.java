@@ -870,9 +870,9 @@ public final class FileIo {
   // ================================================================ fallocate
 
   /** Linux fallocate mode bits. */
-  public static final int KEEP_SIZE = 0x01;
-  public static final int PUNCH_HOLE = 0x02;
-  public static final int ZERO_RANGE = 0x10;
+  public static final int KEEP_SIZE = io.ext4j.fs.OpenFile.FALLOC_KEEP_SIZE;
+  public static final int PUNCH_HOLE = io.ext4j.fs.OpenFile.FALLOC_PUNCH_HOLE;
+  public static final int ZERO_RANGE = io.ext4j.fs.OpenFile.FALLOC_ZERO_RANGE;
 
   /**
    * fallocate(2): 0 or KEEP_SIZE allocates unwritten extents over the holes of the range (growing the
@@ -1021,8 +1021,10 @@ public final class FileIo {
     long firstWhole = Math.ceilDiv(from, bs);
     long endWhole = to / bs;
     zeroBytes(inode, from, Math.min(to, firstWhole * bs));
+    if (endWhole >= firstWhole) {
+      zeroBytes(inode, Math.max(from, endWhole * bs), to); // the partial block at the end, if any
+    }
     if (endWhole > firstWhole) {
-      zeroBytes(inode, endWhole * bs, to);
       // whole blocks: written extents become unwritten (same blocks), holes get unwritten extents
       long l = firstWhole;
       while (l < endWhole) {
