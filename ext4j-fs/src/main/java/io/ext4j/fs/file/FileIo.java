@@ -262,17 +262,20 @@ public final class FileIo {
         throw e;
       }
       done += wrote;
-      if (wrote < chunkEnd - at) {
-        break; // ran out of space inside the chunk
+      if (wrote == 0) {
+        break;
       }
+      // A chunk cut short (its transaction could take no more, or space ran out part way) goes on
+      // in a new transaction; if space is what ran out, that attempt fails with ENOSPC at once.
     }
     src.position(src.position() + (int) done);
     return done;
   }
 
   /**
-   * Writes one chunk (at most {@link #CHUNK_BLOCKS} blocks). Returns the bytes written, fewer than
-   * asked when space ran out after some were written.
+   * Writes one chunk (at most {@link #CHUNK_BLOCKS} blocks) in one transaction. Returns the bytes
+   * written: fewer than asked when space ran out after some were written, or when the journal's
+   * running transaction could not take the chunk's whole allocation (the caller goes on in another).
    */
   private long writeChunk(Inode inode, long pos, ByteBuffer data) throws IOException {
     int n = data.remaining();

@@ -9,17 +9,12 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
-import io.ext4j.fs.mkfs.Geometry;
-import io.ext4j.fs.mkfs.Mkfs;
-import io.ext4j.fs.mkfs.MkfsParameters;
 import io.ext4j.testkit.E2fsprogs;
 import io.ext4j.testkit.Seeds;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -99,9 +94,7 @@ class FsxModelTest {
       throw new AssertionError("fsx seed " + c.seed + " " + c + " failed at op " + done.size() + " " + counts + ": " + t
           + "\n" + shrink(c, done), t);
     }
-    Files.createDirectories(DIR);
-    Path img = DIR.resolve("fsx-" + blockSize + "-" + dio + ".img");
-    Files.write(img, run.dev.toByteArray());
+    Path img = MemoryImages.save(run.dev, DIR.resolve("fsx-" + blockSize + "-" + dio + ".img"));
     E2fsprogs.Result fsck = E2fsprogs.e2fsckForceNoChange(img);
     assertThat(fsck.exitCode()).as("e2fsck -fn after fsx (seed %d):%n%s", c.seed, fsck.output()).isZero();
     System.out.printf("fsx %d-byte blocks %s %s: %d ops %s (seed %d)%n", blockSize, features, dio, done.size(), counts, c.seed);
@@ -162,15 +155,7 @@ class FsxModelTest {
 
     Run(Config c) throws IOException {
       this.c = c;
-      MkfsParameters.Builder p = MkfsParameters.builder().sizeBytes(64L << 20).blockSize(c.blockSize);
-      if (!c.features.isEmpty()) {
-        p.withFeatureString(c.features);
-      }
-      Geometry geo = Geometry.of(p.build());
-      dev = new MemoryBlockDevice("fsx", c.blockSize, geo.blocksCount());
-      byte[] uuid = new byte[16];
-      new Random(c.seed).nextBytes(uuid);
-      Mkfs.format(dev, geo, Mkfs.Identity.reproducible(uuid, Instant.ofEpochSecond(1_700_000_000L)), true);
+      dev = MemoryImages.format(64L << 20, c.blockSize, c.features, c.seed);
       options = Ext4Options.builder().dioLocking(c.dio).build();
       fs = Ext4FileSystem.open(dev, options, false);
       for (int k = 0; k < FILES; k++) {
