@@ -17,6 +17,7 @@ final class Claims implements BlockVisitor {
   boolean fragmented;
   private long nextPblk;
   private boolean collect;
+  private boolean nodesInSequence;
   private boolean tooMany;
   int count; // collected pairs
   long[] lblk = new long[64];
@@ -36,6 +37,16 @@ final class Claims implements BlockVisitor {
     this.collect = collect;
     tooMany = false;
     count = 0;
+    nodesInSequence = false;
+  }
+
+  /**
+   * Whether tree blocks take part in the contiguity test: for block maps, where e2fsck sees each
+   * indirect block just before the blocks it maps (mke2fs lays them out that way); not for extent
+   * trees, whose index blocks live apart.
+   */
+  void nodesInSequence(boolean yes) {
+    nodesInSequence = yes;
   }
 
   /** Whether collection stopped because the inode maps more blocks than the filesystem has. */
@@ -72,6 +83,12 @@ final class Claims implements BlockVisitor {
   @Override
   public boolean node(long p) {
     blocks++;
+    if (nodesInSequence) {
+      if (nextPblk >= 0 && p != nextPblk) {
+        fragmented = true;
+      }
+      nextPblk = p + 1;
+    }
     long d = s.claim(p, 1);
     shared += d;
     return d == 0;

@@ -85,8 +85,8 @@ final class InodeCheck {
     }
     long xattr = XattrCheck.block(s, ino, r);
     iBlocks(ino, r, claims.blocks + xattr);
-    if (claims.fragmented) {
-      s.fragmented++;
+    if (claims.fragmented && claims.blocks < s.sb.blocksPerGroup()) {
+      s.fragmented++; // e2fsck's summary: a file larger than a group cannot be contiguous, so it does not count
     }
     switch (t) {
       case Scan.T_DIR -> directory(ino, r, d);
@@ -108,6 +108,7 @@ final class InodeCheck {
       if (extentFs && looksLikeExtentRoot(r)) {
         s.out.error(INODE, ino, NO_BLOCK, "EXTENTS_FL is clear but i_block holds an extent tree root");
       }
+      claims.nodesInSequence(true);
       indirect.walk(ino, r, claims);
     }
   }
