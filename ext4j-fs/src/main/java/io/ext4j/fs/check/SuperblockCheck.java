@@ -118,16 +118,23 @@ final class SuperblockCheck {
     }
   }
 
-  /** The superblock's own rules, once it is known to be checkable. */
-  static void check(Scan s) {
+  /**
+   * The superblock's own rules, once it is known to be checkable. A checksum mismatch is an error
+   * when a backup superblock exists (e2fsck goes on with the backup), and makes the filesystem
+   * uncheckable when none does (e2fsck gives up with exit 8).
+   */
+  static void check(Scan s) throws CannotCheck {
     Ext4Superblock sb = s.sb;
     Findings out = s.out;
     if (sb.hasMetadataCsum()) {
-      if (sb.checksumType() != 1) {
-        out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, "checksum type " + sb.checksumType() + " is not crc32c (1)");
-      } else if (!sb.checksumMatches()) {
-        out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, String.format(
-            "checksum does not match: stored 0x%08X, computed 0x%08X", sb.checksum(), sb.expectedChecksum()));
+      String bad = sb.checksumType() != 1 ? "checksum type " + sb.checksumType() + " is not crc32c (1)"
+          : sb.checksumMatches() ? null : String.format("checksum does not match: stored 0x%08X, computed 0x%08X",
+              sb.checksum(), sb.expectedChecksum());
+      if (bad != null && s.groups < 2) {
+        throw new CannotCheck(SUPERBLOCK, bad + ", and the filesystem has no backup superblock to check with");
+      }
+      if (bad != null) {
+        out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, bad);
       }
     }
     long inodes = s.ipg * s.groups;
