@@ -66,6 +66,10 @@ final class JournalCheck {
       s.out.strictNote(JOURNAL, ino, c.pblk[0], "needs_recovery is clear but the journal holds a log (s_start "
           + jsb.start() + ")");
     }
+    if (jsb.errno() != 0) {
+      s.out.strictNote(JOURNAL, ino, c.pblk[0], "the journal superblock records an abort (s_errno " + jsb.errno()
+          + "); e2fsck would mark the filesystem as having errors");
+    }
     if (s.sb.needsRecovery() && !s.journalReplayed) {
       s.out.strictNote(JOURNAL, ino, NO_BLOCK, "the journal needs recovery; the image was checked without replaying it");
     }
