@@ -23,7 +23,8 @@ public record CheckReport(String device, boolean checked, List<Problem> problems
     int omittedProblems, int omittedNotes, Counts counts, boolean journalReplayed) {
 
   /**
-   * Totals the check computed from the structures (not the superblock's stored counts).
+   * Totals the check computed from the structures, not the superblock's stored counts (e2fsck -fn's
+   * summary line shows the stored ones, which differ exactly when the free-totals note appears).
    *
    * @param fragmentedFiles files whose data blocks are not physically contiguous in logical order
    */
