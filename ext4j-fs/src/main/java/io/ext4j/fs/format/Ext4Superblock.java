@@ -170,6 +170,38 @@ public final class Ext4Superblock {
     return sb;
   }
 
+  /**
+   * Decodes like {@link #decode} but without verifying the checksum, for a checker that reports a
+   * mismatch itself ({@link #checksumMatches()}) and goes on with the stored fields.
+   *
+   * @throws Ext4FormatException on a bad magic or impossible geometry
+   */
+  public static Ext4Superblock decodeUnverified(String device, byte[] bytes) throws Ext4FormatException {
+    if (bytes.length != SIZE) {
+      throw new IllegalArgumentException("superblock must be " + SIZE + " bytes, got " + bytes.length);
+    }
+    Ext4Superblock sb = new Ext4Superblock(bytes.clone());
+    if (sb.magic() != MAGIC) {
+      throw new Ext4FormatException(device, OFFSET + MAGIC_AT, String.format(
+          "not an ext4 filesystem (bad superblock magic 0x%04X at byte %d, expected 0x%04X)",
+          sb.magic(), OFFSET + MAGIC_AT, MAGIC));
+    }
+    if ((sb.featureIncompat() & INCOMPAT_JOURNAL_DEV) == 0) {
+      sb.checkGeometry(device);
+    }
+    return sb;
+  }
+
+  /** Whether s_checksum equals the crc32c of the other bytes (meaningful with metadata_csum). */
+  public boolean checksumMatches() {
+    return computeChecksum() == checksum();
+  }
+
+  /** The checksum s_checksum should hold: crc32c(~0, bytes [0, 0x3FC)). */
+  public int expectedChecksum() {
+    return computeChecksum();
+  }
+
   private void checkGeometry(String device) throws Ext4FormatException {
     int log = b.getInt(0x18);
     if (log < 0 || log > 6) {
@@ -459,6 +491,11 @@ public final class Ext4Superblock {
       end++;
     }
     return new String(raw, 0x88, end - 0x88, StandardCharsets.UTF_8);
+  }
+
+  /** s_prealloc_dir_blocks: blocks the kernel may preallocate past a directory's size (e2fsck tolerates them). */
+  public int preallocDirBlocks() {
+    return Byte.toUnsignedInt(raw[0xCD]);
   }
 
   public int reservedGdtBlocks() {

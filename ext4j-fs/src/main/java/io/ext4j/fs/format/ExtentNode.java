@@ -113,6 +113,24 @@ public record ExtentNode(int depth, long[] keys, long[] values, int[] lengths, b
     return new ExtentNode(depth, keys, values, lengths, unwritten);
   }
 
+  /** A node's eh_max as stored, without any check. */
+  public static int headerMax(byte[] bytes, int off) {
+    return Short.toUnsignedInt(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getShort(off + 4));
+  }
+
+  /**
+   * Whether a tree block's tail checksum (at {@code 12 + 12·eh_max}) is crc32c({@code inodeSeed}, the
+   * node bytes before it); false when the tail does not fit in {@code len} bytes.
+   */
+  public static boolean checksumMatches(byte[] bytes, int off, int len, int inodeSeed) {
+    int tail = 12 + 12 * headerMax(bytes, off);
+    if (tail + 4 > len) {
+      return false;
+    }
+    int stored = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(off + tail);
+    return stored == Crc32c.update(inodeSeed, bytes, off, tail);
+  }
+
   /**
    * Writes the node into {@code bytes[off, off + len)}: header with {@code max}, the entries, zeros
    * up to the tail, and the tail checksum when {@code checksumSeed} is non-null (tree blocks).

@@ -286,6 +286,29 @@ public final class RawInode {
     return allZero || computeChecksum(fsSeed, ino) == storedChecksum();
   }
 
+  /**
+   * Whether the inode of {@code size} bytes at {@code bytes[off..]} carries a valid checksum for
+   * inode number {@code ino}, computed in place (no copy): a checker's test of every inode slot.
+   * An all-zero inode does not pass here; callers skip those first.
+   */
+  public static boolean checksumMatches(byte[] bytes, int off, int size, int fsSeed, long ino) {
+    int generation = LittleEndian.le32(bytes, off + 0x64);
+    boolean hi = size > 128 && LittleEndian.le16(bytes, off + EXTRA_ISIZE) >= 4;
+    int crc = inodeSeed(fsSeed, ino, generation);
+    crc = Crc32c.update(crc, bytes, off, CHECKSUM_LO);
+    crc = Crc32c.update(crc, ZERO2, 0, 2);
+    crc = Crc32c.update(crc, bytes, off + CHECKSUM_LO + 2, EXTRA_ISIZE - CHECKSUM_LO - 2);
+    if (size > 128) {
+      crc = Crc32c.update(crc, bytes, off + EXTRA_ISIZE, 2);
+      crc = hi ? Crc32c.update(crc, ZERO2, 0, 2) : Crc32c.update(crc, bytes, off + CHECKSUM_HI, 2);
+      crc = Crc32c.update(crc, bytes, off + CHECKSUM_HI + 2, size - CHECKSUM_HI - 2);
+    }
+    int stored = LittleEndian.le16(bytes, off + CHECKSUM_LO) | (hi ? LittleEndian.le16(bytes, off + CHECKSUM_HI) << 16 : 0);
+    return (hi ? crc : crc & 0xFFFF) == stored;
+  }
+
+  private static final byte[] ZERO2 = new byte[2];
+
   /** ino_seed: crc32c(crc32c(fs_seed, le32 ino), le32 generation), the seed of every checksum of the inode's blocks. */
   public static int inodeSeed(int fsSeed, long ino, int generation) {
     return Crc32c.updateLittleEndianInt(Crc32c.updateLittleEndianInt(fsSeed, (int) ino), generation);

@@ -1,0 +1,137 @@
+package io.ext4j.fs.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * e2fsprogs as the checker tests' oracle (public: the engine-driven test in another package uses it
+ * too). A missing tool fails the test. Every command runs with stdin from /dev/null, under a timeout
+ * that starts when the process starts, its output drained by two threads.
+ */
+public final class E2fsprogs {
+  static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  private E2fsprogs() {}
+
+  /** What a command printed and its exit status (-1 if it had to be killed). */
+  public record Result(List<String> command, int exit, String out, String err) {
+    public String describe() {
+      return command + " exited " + exit + "\n" + out + err;
+    }
+
+    /** e2fsck's messages: its output without the pass headers, the banner and the summary lines. */
+    public List<String> messages() {
+      return out.lines().filter(l -> !l.isBlank() && !l.startsWith("Pass ") && !l.contains(" files (")
+          && !l.contains("WARNING: Filesystem still has errors")).toList();
+    }
+
+    /** Exit 0 and no message at all. */
+    public boolean silent() {
+      return exit == 0 && messages().isEmpty();
+    }
+  }
+
+  public static Path require(String tool) {
+    for (String dir : List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")) {
+      Path p = Path.of(dir, tool);
+      if (Files.isExecutable(p)) {
+        return p;
+      }
+    }
+    throw new AssertionError(tool + " is not installed; this oracle test needs it (apt-get install e2fsprogs)");
+  }
+
+  public static Result run(String... command) throws IOException, InterruptedException {
+    require(command[0]);
+    Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    Drain out = new Drain(p.getInputStream());
+    Drain err = new Drain(p.getErrorStream());
+    boolean finished = p.waitFor(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+    if (!finished) {
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    out.thread.join(5000);
+    err.thread.join(5000);
+    return new Result(List.of(command), finished ? p.exitValue() : -1, out.text(), err.text());
+  }
+
+  /** {@code e2fsck -fn image}. */
+  public static Result e2fsck(Path image) throws IOException, InterruptedException {
+    return run("e2fsck", "-fn", image.toString());
+  }
+
+  /** Runs a command that must exit 0. */
+  public static Result runOk(String... command) throws IOException, InterruptedException {
+    Result r = run(command);
+    assertThat(r.exit()).as("exit status of %s", r.describe()).isZero();
+    return r;
+  }
+
+  /** A fresh sparse image of {@code mib} MiB made by {@code mkfs.ext4 -q -F <options>}. */
+  public static Path mkfs(Path image, int mib, String... options) throws IOException, InterruptedException {
+    Files.createDirectories(image.getParent());
+    Files.deleteIfExists(image);
+    try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
+      f.setLength((long) mib << 20);
+    }
+    List<String> cmd = new ArrayList<>(List.of("mkfs.ext4", "-q", "-F"));
+    cmd.addAll(List.of(options));
+    cmd.add(image.toString());
+    runOk(cmd.toArray(String[]::new));
+    return image;
+  }
+
+  /** {@code debugfs [-w] -f commands image}; the commands must all succeed as debugfs sees it (exit 0). */
+  public static Result debugfs(Path image, boolean write, List<String> commands) throws IOException, InterruptedException {
+    Path file = Files.createTempFile(image.getParent(), "debugfs", ".cmd");
+    try {
+      Files.writeString(file, String.join("\n", commands) + "\n", StandardCharsets.ISO_8859_1);
+      List<String> cmd = new ArrayList<>(List.of("debugfs"));
+      if (write) {
+        cmd.add("-w");
+      }
+      cmd.addAll(List.of("-f", file.toString(), image.toString()));
+      return runOk(cmd.toArray(String[]::new));
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  private static final class Drain {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final Thread thread;
+    private volatile IOException failure; // written by the drain thread before it ends; read after join
+
+    Drain(InputStream in) {
+      thread = Thread.ofPlatform().daemon().start(() -> {
+        try (in) {
+          in.transferTo(bytes);
+        } catch (IOException e) {
+          failure = e;
+        }
+      });
+    }
+
+    String text() {
+      if (failure != null) {
+        throw new UncheckedIOException(failure);
+      }
+      return bytes.toString(StandardCharsets.ISO_8859_1);
+    }
+  }
+}
