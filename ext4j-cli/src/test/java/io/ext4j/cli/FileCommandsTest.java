@@ -405,4 +405,56 @@ class FileCommandsTest {
     assertThat(new String(Tools.debugfs(img, "ls -l /m").getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
         .contains("again", "n");
   }
+
+  // ------------------------------------------------------------------ full disk, corruption, features, recovery
+
+  @Test
+  void aFullDisk_failsWithOneLine_andLeavesTheImageClean() throws Exception {
+    Path small = Tools.mkfs(tmp.resolve("small.img"), 4, "-b", "1024");
+    byte[] data = new byte[6 << 20];
+    new Random(Seeds.seed()).nextBytes(data);
+    Path big = Files.write(tmp.resolve("big.bin"), data);
+    assertOneLine(Cli.run("put", s(small), s(big), "/big"), 1, "ext4j: /big: no space left on device (" + small + ")");
+    Tools.assertE2fsckClean(small);
+    ok("rm", s(small), "/big");
+    Tools.assertE2fsckClean(small);
+  }
+
+  @Test
+  void aCorruptSuperblock_failsWithOneLineNamingTheChecksum() throws Exception {
+    try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
+      f.seek(1024 + 0x78); // s_volume_name: covered by the metadata_csum superblock checksum
+      f.write('X');
+    }
+    byte[] before = Files.readAllBytes(img);
+    for (String cmd : List.of("info", "ls")) {
+      Cli c = Cli.run(cmd, s(img));
+      assertOneLine(c, 1, img.toString(), "checksum");
+    }
+    assertThat(Files.readAllBytes(img)).isEqualTo(before);
+  }
+
+  @Test
+  void anUnknownIncompatFeature_isRefusedByName_butInfoStillPrintsTheSuperblock() throws Exception {
+    Path plain = Tools.mkfs(tmp.resolve("plain.img"), 8, "-b", "1024", "-O", "^metadata_csum");
+    try (var f = new java.io.RandomAccessFile(plain.toFile(), "rw")) {
+      f.seek(1024 + 0x60 + 3); // s_feature_incompat, its top byte
+      f.write(0x80);
+    }
+    assertOneLine(Cli.run("ls", s(plain)), 1, plain.toString(), "incompat_0x80000000");
+    assertOneLine(Cli.run("mkdir", s(plain), "/x"), 1, plain.toString(), "incompat_0x80000000");
+    Cli info = Cli.run("info", s(plain));
+    assertOneLine(info, 1, plain.toString(), "unsupported", "incompat_0x80000000"); // the journal cannot be read
+    assertThat(fields(info.out()).get("Filesystem features")).contains("incompat_0x80000000");
+  }
+
+  @Test
+  void anImageNeedingJournalRecovery_stillReads_andIsNotWritten() throws Exception {
+    Path k = io.ext4j.testkit.KernelFixtures.extract("4k-basic", tmp.resolve("kernel"));
+    byte[] before = Files.readAllBytes(k);
+    assertThat(fields(ok("info", s(k)).out()).get("Filesystem features")).contains("needs_recovery");
+    Cli ls = ok("ls", "-l", "-R", s(k), "/");
+    assertThat(ls.out()).contains("lost+found");
+    assertThat(Files.readAllBytes(k)).as("read-only commands replay in memory only").isEqualTo(before);
+  }
 }
