@@ -46,7 +46,7 @@ final class Progress implements AutoCloseable {
   /** One more file or directory was copied. */
   void entry() {
     if (bar != null) {
-      bar.setExtraMessage(++files + " files");
+      bar.setExtraMessage(" " + ++files + " files");
     }
   }
 
