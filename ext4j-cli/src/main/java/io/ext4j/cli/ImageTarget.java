@@ -67,18 +67,26 @@ public final class ImageTarget {
 
   /**
    * One line for a failure on {@code path} in the image: an engine error names the path, the error
-   * and the image; a corrupt structure is prefixed with the path; anything else (the image missing,
-   * a host file's error, a line already worded) is returned as it is.
+   * (with the engine's evidence unless the error says it all) and the image; anything else (the
+   * image missing or not ext4, a host file's error, a line already worded) is returned as it is.
    */
   IOException failure(String path, IOException e) {
     if (e instanceof Ext4Exception x) {
-      String detail = PLAIN.contains(x.errno()) ? "" : ": " + x.getMessage();
+      String detail = PLAIN.contains(x.errno()) ? "" : evidence(x);
       return new CliException(path + ": " + x.errno().description() + detail + " (" + image + ")", e);
     }
-    if (e instanceof io.ext4j.fs.Ext4FormatException) {
-      return new CliException(path + ": " + e.getMessage(), e);
+    return e; // an Ext4FormatException names the image and the structure already
+  }
+
+  /** The engine's evidence: its message without the "ERRNO (description)" it starts with. */
+  private static String evidence(Ext4Exception x) {
+    String m = x.getMessage();
+    String prefix = x.errno().name() + " (" + x.errno().description() + ")";
+    if (m.startsWith(prefix)) {
+      m = m.substring(prefix.length());
+      return m.startsWith(": ") ? m : m.isEmpty() ? "" : ": " + m;
     }
-    return e;
+    return ": " + m;
   }
 
   /**

@@ -262,6 +262,10 @@ class FileCommandsTest {
     ok("mv", s(img), "/h", "/dir/g");
     assertThat(ok("cat", s(img), "/dir/g").out()).as("replaced").isEqualTo("other");
     assertOneLine(Cli.run("mv", s(img), "/dir", "/dir/g/x"), 1, "/dir/g/x: not a directory", "(" + img + ")");
+    ok("mkdir", s(img), "/dir/sub");
+    Cli into = Cli.run("mv", s(img), "/dir", "/dir/sub");
+    assertOneLine(into, 1, "ext4j: /dir/sub: invalid argument: ", "cannot move a directory into itself", "(" + img + ")");
+    assertThat(into.err()).doesNotContain("EINVAL (");
     Tools.assertE2fsckClean(img);
   }
 

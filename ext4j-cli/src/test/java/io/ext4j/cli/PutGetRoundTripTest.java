@@ -80,6 +80,8 @@ class PutGetRoundTripTest {
     byte[] big = new byte[2000];
     r.nextBytes(big);
     HostFs.setXattr(src.resolve("blob.bin"), "user.big", big);
+    Path acl = Files.writeString(src.resolve("acl-file"), "with an access ACL");
+    HostFs.setXattr(acl, "system.posix_acl_access", aclUserReads(1000));
     if (root) {
       HostFs.setXattr(priv, "trusted.note", "root only".getBytes(StandardCharsets.UTF_8));
       Files.setAttribute(priv, "unix:uid", 1234);
@@ -142,6 +144,8 @@ class PutGetRoundTripTest {
     assertThat(Long.parseLong(bc.group(1))).as("512-byte blocks the sparse file holds in the image (5 islands of < 100 kB)")
         .isPositive().isLessThan(5 * (100_000 / 512 + 2 * 8) + 8);
     assertThat(Tools.debugfs(img, "cat /src/d1/d2/d3/leaf.txt")).isEqualTo("deep leaf\n");
+    assertThat(Tools.debugfs(img, "ea_list /src/acl-file")).contains("system.posix_acl_access");
+    assertThat(Tools.debugfs(img, "ea_get /src/linked user.comment")).contains("a hard-linked file");
     assertThat(Tools.debugfs(img, "stat /src/long-link")).contains("Size: 141");
     Map<String, String[]> listed = new TreeMap<>();
     Pattern line = Pattern.compile("^\\s*(\\d+)\\s+(\\d+)\\s+\\(\\d+\\)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+(?:,\\s*\\d+)?)\\s+\\S+\\s+\\S+\\s+(.+)$");
@@ -218,6 +222,8 @@ class PutGetRoundTripTest {
     }
     assertThat(xattrs(a.resolve("linked"))).containsKey("user.comment");
     assertThat(xattrs(a.resolve("blob.bin"))).containsKey("user.big");
+    assertThat(xattrs(b.resolve("acl-file"))).containsEntry("system.posix_acl_access",
+        new String(aclUserReads(1000), StandardCharsets.ISO_8859_1));
     if (root) {
       assertThat(xattrs(b.resolve("private"))).containsEntry("trusted.note", "root only");
       assertThat(Files.readAttributes(b.resolve("null-dev"), "unix:rdev", LinkOption.NOFOLLOW_LINKS).get("rdev"))
@@ -229,10 +235,25 @@ class PutGetRoundTripTest {
         .isLessThanOrEqualTo(srcBlocks + 8 * 5).isLessThan(64 * MIB / 512 / 50);
   }
 
+  /**
+   * An access ACL in the VFS xattr form (version 2; entries of le16 tag, le16 perm, le32 id):
+   * user::rw- user:UID:r-- group::r-- mask::r-- other::r--.
+   */
+  static byte[] aclUserReads(int uid) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4 + 5 * 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    b.putInt(2);
+    b.putShort((short) 0x01).putShort((short) 6).putInt(-1); // ACL_USER_OBJ
+    b.putShort((short) 0x02).putShort((short) 4).putInt(uid); // ACL_USER
+    b.putShort((short) 0x04).putShort((short) 4).putInt(-1); // ACL_GROUP_OBJ
+    b.putShort((short) 0x10).putShort((short) 4).putInt(-1); // ACL_MASK
+    b.putShort((short) 0x20).putShort((short) 4).putInt(-1); // ACL_OTHER
+    return b.array();
+  }
+
   static Map<String, String> xattrs(Path p) throws Exception {
     Map<String, String> m = new TreeMap<>();
     for (String n : HostFs.listXattrs(p)) {
-      if (n.startsWith("user.") || n.startsWith("trusted.")) {
+      if (n.startsWith("user.") || n.startsWith("trusted.") || n.startsWith("system.posix_acl")) {
         m.put(n, new String(HostFs.getXattr(p, n), StandardCharsets.ISO_8859_1));
       }
     }
