@@ -1,7 +1,11 @@
 package io.ext4j.cli;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -11,7 +15,11 @@ import picocli.CommandLine.Command;
  * class that parses its arguments, calls the jbd2/fs APIs and formats what they return.
  *
  * <p>Exit codes: 0 success, 1 failure (bad image, corrupt journal, I/O error: one line on stderr naming
- * what and where), 2 usage error. No stack trace is printed for expected failures.
+ * what and where), 2 usage error. No stack trace is printed, not even for an unexpected exception
+ * (one line says what it was; {@code EXT4J_DEBUG=1} in the environment adds the stack trace).
+ *
+ * <p>Subcommands that write bytes (cat) take them from {@link #stdout()}, the stream under the
+ * command line's text output.
  */
 @Command(name = "ext4j", mixinStandardHelpOptions = true, version = "ext4j 0.1.0-SNAPSHOT",
     description = "A pure-Java ext4 filesystem and jbd2 journal, byte-compatible with Linux.")
@@ -23,10 +31,22 @@ public final class Main implements Runnable {
 
   /** Every top-level subcommand: adding one is adding its class here. */
   static final List<Class<?>> SUBCOMMANDS = List.of(
-      JournalCommand.class, BenchCommand.class);
+      InfoCommand.class, LsCommand.class, CatCommand.class, StatCommand.class, MkdirCommand.class, RmCommand.class,
+      MvCommand.class, LnCommand.class, PutCommand.class, GetCommand.class, JournalCommand.class, BenchCommand.class);
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
+
+  private final OutputStream stdout; // the bytes under spec's text output
+
+  private Main(OutputStream stdout) {
+    this.stdout = stdout;
+  }
+
+  /** The standard output as bytes; flush the command line's text output before writing to it. */
+  OutputStream stdout() {
+    return stdout;
+  }
 
   @Override
   public void run() {
@@ -34,12 +54,45 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    OutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+    System.exit(run(new java.io.BufferedOutputStream(out, 1 << 16), new PrintWriter(System.err, true), args));
   }
 
-  /** Runs the command line with the given streams and returns the exit code (for tests). */
+  /** Runs the command line with its text output in UTF-8 on {@code stdout}, and returns the exit code. */
+  public static int run(OutputStream stdout, PrintWriter err, String... args) {
+    PrintWriter out = new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8));
+    try {
+      return run(commandLine(stdout), out, err, args);
+    } finally {
+      try {
+        stdout.flush();
+      } catch (IOException e) {
+        err.println("ext4j: standard output: " + message(e));
+        err.flush();
+      }
+    }
+  }
+
+  /**
+   * Runs the command line with the given streams and returns the exit code (for tests); bytes a
+   * command writes to standard output reach {@code out} as ISO-8859-1 characters.
+   */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    CommandLine cl = commandLine();
+    OutputStream bytes = new OutputStream() {
+      @Override
+      public void write(int b) {
+        out.write(b & 0xFF);
+      }
+
+      @Override
+      public void flush() {
+        out.flush();
+      }
+    };
+    return run(commandLine(bytes), out, err, args);
+  }
+
+  private static int run(CommandLine cl, PrintWriter out, PrintWriter err, String... args) {
     cl.setOut(out);
     cl.setErr(err);
     int code = cl.execute(args);
@@ -50,16 +103,27 @@ public final class Main implements Runnable {
 
   /** The configured picocli command tree. */
   static CommandLine commandLine() {
-    CommandLine cl = new CommandLine(new Main());
+    return commandLine(OutputStream.nullOutputStream());
+  }
+
+  private static CommandLine commandLine(OutputStream stdout) {
+    CommandLine cl = new CommandLine(new Main(stdout));
     for (Class<?> sub : SUBCOMMANDS) {
       cl.addSubcommand(sub);
     }
     cl.setExecutionExceptionHandler((ex, line, parseResult) -> {
       PrintWriter err = line.getErr();
+      line.getOut().flush();
+      if (ex instanceof UncheckedIOException u && u.getCause() != null) {
+        ex = u.getCause();
+      }
       if (isExpected(ex)) {
         err.println("ext4j: " + message(ex));
       } else {
-        err.println("ext4j: internal error: " + message(ex));
+        err.println("ext4j: internal error: " + ex.getClass().getName() + ": " + message(ex)
+            + (debug() ? "" : " (EXT4J_DEBUG=1 shows the stack trace)"));
+      }
+      if (debug()) {
         ex.printStackTrace(err);
       }
       err.flush();
@@ -75,17 +139,25 @@ public final class Main implements Runnable {
     return cl;
   }
 
+  private static boolean debug() {
+    return "1".equals(System.getenv("EXT4J_DEBUG"));
+  }
+
   private static boolean isExpected(Throwable ex) {
     return ex instanceof IOException || ex instanceof UnsupportedOperationException || ex instanceof IllegalArgumentException;
   }
 
-  private static String message(Throwable ex) {
+  /** The one-line wording of an expected failure (after "ext4j: "). */
+  static String message(Throwable ex) {
     String m = ex.getMessage();
     if (ex instanceof java.nio.file.NoSuchFileException nsf) {
-      return nsf.getFile() + ": no such file";
+      return nsf.getFile() + ": no such file or directory";
     }
     if (ex instanceof java.nio.file.AccessDeniedException ade) {
       return ade.getFile() + ": permission denied";
+    }
+    if (ex instanceof java.nio.file.FileSystemException fse && fse.getFile() != null) {
+      return fse.getFile() + ": " + (fse.getReason() == null ? ex.getClass().getSimpleName() : fse.getReason().toLowerCase(java.util.Locale.ROOT));
     }
     return m == null ? ex.getClass().getSimpleName() : m;
   }

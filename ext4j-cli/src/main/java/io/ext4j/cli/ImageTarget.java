@@ -1,0 +1,145 @@
+package io.ext4j.cli;
+
+import io.ext4j.fs.Caller;
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
+import io.ext4j.fs.Ext4FileSystem;
+import io.ext4j.fs.Ext4Options;
+import io.ext4j.fs.PathWalker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The {@code IMAGE} argument of the file commands (ls, cat, put …), opening it through
+ * {@link Ext4FileSystem}, and the wording of their failures: an engine error on a path becomes one
+ * line naming the path, the error and the image, e.g. {@code /a/b: no such file or directory (disk.img)}.
+ */
+public final class ImageTarget {
+  @Parameters(index = "0", paramLabel = "IMAGE", description = "An ext4 image file or block device.")
+  Path image;
+
+  /** Errors whose description says it all; the others also carry the engine's evidence. */
+  private static final Set<Errno> PLAIN = EnumSet.of(Errno.ENOENT, Errno.ENOTDIR, Errno.EEXIST, Errno.EISDIR,
+      Errno.ENOTEMPTY, Errno.ELOOP, Errno.ENAMETOOLONG, Errno.ENOSPC, Errno.EMLINK, Errno.EROFS, Errno.EPERM,
+      Errno.EACCES, Errno.EDQUOT, Errno.EFBIG);
+
+  /**
+   * Opens the image: read-only ({@link Ext4Options#readOnly}; an image that needs journal recovery is
+   * replayed in memory) or writable, in which case an image the engine will only open read-only (an
+   * unknown ro_compat feature) is refused with the engine's reason.
+   */
+  Ext4FileSystem open(boolean writable) throws IOException {
+    if (Files.isDirectory(image)) {
+      throw new CliException(image + ": is a directory, not an ext4 image");
+    }
+    if (!writable) {
+      // through a device whose flush is a no-op: Ext4FileSystem.close() of a read-only clean image flushes
+      int bs;
+      try (io.ext4j.block.FileBlockDevice probe = io.ext4j.block.FileBlockDevice.open(image, 1024,
+          io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true))) {
+        bs = io.ext4j.fs.Ext4JournalLocator.readSuperblock(probe).blockSize();
+      }
+      ReadOnlyImage dev = ReadOnlyImage.open(image, bs);
+      try {
+        return Ext4FileSystem.open(dev, Ext4Options.builder().readOnly(true).build(), true);
+      } catch (IOException | RuntimeException e) {
+        dev.close();
+        throw e;
+      }
+    }
+    Ext4FileSystem fs = Ext4FileSystem.open(image, Ext4Options.defaults());
+    if (fs.isReadOnly()) {
+      String why = fs.readOnlyReason();
+      fs.close();
+      throw new CliException(image + ": cannot write: " + why);
+    }
+    return fs;
+  }
+
+  /** The image's name as the user gave it. */
+  String name() {
+    return image.toString();
+  }
+
+  /**
+   * One line for a failure on {@code path} in the image: an engine error names the path, the error
+   * (with the engine's evidence unless the error says it all) and the image; anything else (the
+   * image missing or not ext4, a host file's error, a line already worded) is returned as it is.
+   */
+  IOException failure(String path, IOException e) {
+    if (e instanceof Ext4Exception x) {
+      String detail = PLAIN.contains(x.errno()) ? "" : evidence(x);
+      return new CliException(path + ": " + x.errno().description() + detail + " (" + image + ")", e);
+    }
+    return e; // an Ext4FormatException names the image and the structure already
+  }
+
+  /** The engine's evidence: its message without the "ERRNO (description)" it starts with. */
+  private static String evidence(Ext4Exception x) {
+    String m = x.getMessage();
+    String prefix = x.errno().name() + " (" + x.errno().description() + ")";
+    if (m.startsWith(prefix)) {
+      m = m.substring(prefix.length());
+      return m.startsWith(": ") ? m : m.isEmpty() ? "" : ": " + m;
+    }
+    return ": " + m;
+  }
+
+  /**
+   * Reports one failure of a command that goes on with its other paths (mkdir a b, rm a b): one line
+   * on {@code err}, as {@link Main} would print it.
+   */
+  void report(java.io.PrintWriter err, String path, IOException e) {
+    err.println("ext4j: " + Main.message(failure(path, e)));
+    err.flush();
+  }
+
+  /** A failure on {@code path} with an errno of the command's own (EISDIR for rm of a directory …). */
+  CliException failure(String path, Errno errno, String hint) {
+    return new CliException(path + ": " + errno.description() + (hint == null ? "" : " (" + hint + ")") + " (" + image + ")");
+  }
+
+  /** Resolves {@code path}, wording a failure. */
+  static io.ext4j.fs.Attributes resolve(ImageTarget t, PathWalker w, String path, PathWalker.Follow follow) throws IOException {
+    try {
+      return w.resolve(path, follow);
+    } catch (IOException e) {
+      throw t.failure(path, e);
+    }
+  }
+
+  /** Who creates things: the user running the command, as the kernel would make it the owner. */
+  static Caller caller() {
+    try {
+      Path self = Path.of("/proc/self"); // a link to /proc/<pid>, owned by the process's effective ids
+      int uid = (Integer) Files.getAttribute(self, "unix:uid");
+      int gid = (Integer) Files.getAttribute(self, "unix:gid");
+      return new Caller(uid, gid);
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return Caller.ROOT;
+    }
+  }
+
+  /** Whether the command runs as root (owners are then applied on the host, and every xattr namespace copied). */
+  static boolean isRoot() {
+    return caller().uid() == 0;
+  }
+
+  /** The process's umask (from /proc/self/status), 022 where it cannot be read. */
+  static int umask() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("Umask:")) {
+          return Integer.parseInt(line.substring(6).strip(), 8);
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // fall through to the usual default
+    }
+    return 022;
+  }
+}

@@ -1,0 +1,274 @@
+package io.ext4j.cli;
+
+import io.ext4j.fs.Attributes;
+import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.Ext4Exception;
+import io.ext4j.fs.Ext4FileSystem;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.OpenFlag;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * get's copy of an image tree to the host, with {@code cp -a}'s semantics: regular files (only the
+ * written extents are read, and all-zero blocks are not written, so holes stay holes; the size is
+ * set at the end), directories recursively, symbolic links as links, hard links within the copied
+ * tree (one host inode, more links), fifos and sockets, devices only as root (otherwise one warning
+ * and they are skipped), extended attributes ({@link HostFs#copiedXattr}; one warning per kind the
+ * host refuses), owners only as root, permission bits, and atime and mtime to the nanosecond, set
+ * last (a directory's after its children). An existing host non-directory at a destination is
+ * replaced; an existing directory is merged into. The first failure ends the copy.
+ */
+final class ImageToHost {
+  static final int CHUNK = 1 << 20;
+  private static final int EXTENTS_FL = 0x80000;
+
+  private final Ext4FileSystem fs;
+  private final ImageTarget target;
+  private final boolean root;
+  private final Warnings warnings;
+  private final Progress progress;
+  private final int blockSize;
+  private final byte[] zeros;
+  private final ByteBuffer buf = ByteBuffer.allocate(CHUNK);
+  private final Map<Long, Path> linked = new HashMap<>(); // image inode with several links → its first host path
+  private final List<String> skippedDevices = new ArrayList<>();
+
+  ImageToHost(Ext4FileSystem fs, ImageTarget target, boolean root, Warnings warnings, Progress progress) {
+    this.fs = fs;
+    this.target = target;
+    this.root = root;
+    this.warnings = warnings;
+    this.progress = progress;
+    this.blockSize = fs.superblock().blockSize();
+    this.zeros = new byte[blockSize];
+  }
+
+  /** Copies image inode {@code a} (at {@code imgPath}) to {@code host}. */
+  void copy(Attributes a, String imgPath, Path host) throws IOException {
+    boolean exists = Files.exists(host, LinkOption.NOFOLLOW_LINKS);
+    if (exists) {
+      boolean hostDir = Files.isDirectory(host, LinkOption.NOFOLLOW_LINKS);
+      if (a.isDirectory() && hostDir) {
+        copyChildren(a.ino(), imgPath, host);
+        finish(a, host);
+        return;
+      }
+      if (a.isDirectory()) {
+        throw new CliException(host + ": cannot overwrite a non-directory with directory " + imgPath + " (" + target.name() + ")");
+      }
+      if (hostDir) {
+        throw new CliException(host + ": cannot overwrite a directory with non-directory " + imgPath + " (" + target.name() + ")");
+      }
+      Files.delete(host);
+    }
+    progress.entry();
+    if (!a.isDirectory() && a.nlink() > 1) {
+      Path first = linked.get(a.ino());
+      if (first != null) {
+        Files.createLink(host, first);
+        return;
+      }
+    }
+    int perms = a.permissions();
+    switch (a.fileType()) {
+      case Formats.S_IFDIR -> {
+        Files.createDirectory(host);
+        copyChildren(a.ino(), imgPath, host);
+      }
+      case Formats.S_IFREG -> writeContents(a, imgPath, host);
+      case Formats.S_IFLNK -> {
+        String t = new String(engine(imgPath, () -> fs.readlink(a.ino())), StandardCharsets.UTF_8);
+        Files.createSymbolicLink(host, Path.of(t));
+      }
+      case Formats.S_IFIFO, Formats.S_IFSOCK -> mknod(host, a.fileType() | perms, 0);
+      case Formats.S_IFCHR, Formats.S_IFBLK -> {
+        if (!root || !HostFs.available()) {
+          skippedDevices.add(imgPath);
+          return;
+        }
+        mknod(host, a.fileType() | perms, glibcDev(Formats.major(a.rdev()), Formats.minor(a.rdev())));
+      }
+      default -> throw new CliException(imgPath + ": unknown file type 0" + Integer.toOctalString(a.fileType()) + " ("
+          + target.name() + ")");
+    }
+    if (!a.isDirectory() && a.nlink() > 1) {
+      linked.put(a.ino(), host);
+    }
+    finish(a, host);
+  }
+
+  /** The image paths of devices not created (not root). */
+  List<String> skippedDevices() {
+    return skippedDevices;
+  }
+
+  private void mknod(Path host, int mode, long dev) throws IOException {
+    if (!HostFs.available()) {
+      warnings.once("mknod", "native host calls unavailable: fifos, sockets and devices not copied");
+      return;
+    }
+    HostFs.mknod(host, mode, dev);
+  }
+
+  /** glibc's makedev. */
+  static long glibcDev(long major, long minor) {
+    return (major & 0xFFF) << 8 | (major & ~0xFFFL) << 32 | (minor & 0xFF) | (minor & ~0xFFL) << 12;
+  }
+
+  private void copyChildren(long dir, String imgPath, Path host) throws IOException {
+    for (DirEntry e : engine(imgPath, () -> DirListing.sorted(fs, dir, false))) {
+      String name = e.nameString();
+      String child = DirListing.join(imgPath, name);
+      Attributes a = engine(child, () -> fs.getattr(e.ino()));
+      copy(a, child, host.resolve(name));
+    }
+  }
+
+  /** Extended attributes, owners (as root), permission bits, then the times. */
+  private void finish(Attributes a, Path host) throws IOException {
+    copyXattrs(a, host);
+    if (root) {
+      Files.setAttribute(host, "unix:uid", (int) a.uid(), LinkOption.NOFOLLOW_LINKS);
+      Files.setAttribute(host, "unix:gid", (int) a.gid(), LinkOption.NOFOLLOW_LINKS);
+    }
+    if (!a.isSymlink()) {
+      Files.setAttribute(host, "unix:mode", a.permissions()); // chmod(2); with NOFOLLOW java.nio opens the file
+    }
+    if (HostFs.available()) {
+      HostFs.setTimes(host, a.atime(), a.mtime());
+    } else if (a.isRegularFile() || a.isDirectory() || a.isSymlink()) {
+      Files.getFileAttributeView(host, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .setTimes(FileTime.from(a.mtime()), FileTime.from(a.atime()), null);
+    }
+  }
+
+  private void copyXattrs(Attributes a, Path host) throws IOException {
+    List<String> names = engine(host.toString(), () -> fs.listxattr(a.ino()));
+    for (String n : names) {
+      if (!HostFs.copiedXattr(n, root) || a.isSymlink() && n.startsWith("user.")) {
+        continue; // Linux allows user.* only on regular files and directories
+      }
+      byte[] v = engine(host.toString(), () -> fs.getxattr(a.ino(), n));
+      if (HostFs.available()) {
+        try {
+          HostFs.setXattr(host, n, v);
+        } catch (HostFs.HostCallException e) {
+          String ns = n.substring(0, n.indexOf('.') + 1);
+          warnings.once("set " + ns + e.errno(), host + ": " + e.getReason() + "; " + ns + "* attributes not copied");
+        }
+      } else if (n.startsWith("user.")) {
+        UserDefinedFileAttributeView view = Files.getFileAttributeView(host, UserDefinedFileAttributeView.class);
+        view.write(n.substring(5), ByteBuffer.wrap(v));
+      } else {
+        warnings.once("nio xattrs", "native host calls unavailable: copying user.* extended attributes only");
+      }
+    }
+  }
+
+  /**
+   * Reads the file's written extents (all of it where it has no extent tree) and writes the blocks
+   * that are not all zeros at the same offsets; sets the size last.
+   */
+  private void writeContents(Attributes a, String imgPath, Path host) throws IOException {
+    long size = a.size();
+    List<long[]> regions = new ArrayList<>();
+    if ((a.flags() & EXTENTS_FL) != 0) {
+      for (long[] e : engine(imgPath, () -> fs.extents(a.ino()))) {
+        long start = e[0] * blockSize;
+        long end = Math.min((e[0] + e[2]) * blockSize, size);
+        if (e[3] == 0 && end > start) {
+          regions.add(new long[] {start, end});
+        }
+      }
+      regions.sort((x, y) -> Long.compare(x[0], y[0]));
+    } else if (size > 0) {
+      regions.add(new long[] {0, size});
+    }
+    Files.createFile(host);
+    long read = 0;
+    try (RandomAccessFile raf = new RandomAccessFile(host.toFile(), "rw");
+        OpenFile in = engine(imgPath, () -> fs.open(a.ino(), EnumSet.of(OpenFlag.READ)))) {
+      FileChannel out = raf.getChannel();
+      for (long[] r : regions) {
+        long pos = r[0];
+        while (pos < r[1]) {
+          buf.clear().limit((int) Math.min(CHUNK, r[1] - pos));
+          int n = readFully(in, pos, imgPath);
+          if (n <= 0) {
+            break;
+          }
+          writeNonZero(out, pos, n);
+          progress.bytes(n);
+          read += n;
+          pos += n;
+        }
+      }
+      raf.setLength(size);
+    }
+    progress.bytes(Math.max(0, size - read));
+  }
+
+  private int readFully(OpenFile in, long pos, String imgPath) throws IOException {
+    int total = 0;
+    while (buf.hasRemaining()) {
+      long at = pos + total;
+      int n = engine(imgPath, () -> in.read(at, buf));
+      if (n <= 0) {
+        break;
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  private void writeNonZero(FileChannel out, long pos, int n) throws IOException {
+    byte[] arr = buf.array();
+    int run = -1;
+    for (int off = 0; ; off += blockSize) {
+      boolean data = off < n && Arrays.mismatch(arr, off, Math.min(off + blockSize, n), zeros, 0, Math.min(blockSize, n - off)) >= 0;
+      if (data && run < 0) {
+        run = off;
+      } else if (!data && run >= 0) {
+        ByteBuffer src = ByteBuffer.wrap(arr, run, Math.min(off, n) - run);
+        long at = pos + run;
+        while (src.hasRemaining()) {
+          at += out.write(src, at);
+        }
+        run = -1;
+      }
+      if (off >= n) {
+        break;
+      }
+    }
+  }
+
+  @FunctionalInterface
+  interface EngineCall<T> {
+    T run() throws IOException;
+  }
+
+  /** An engine call whose failure is worded with the image path. */
+  private <T> T engine(String imgPath, EngineCall<T> c) throws IOException {
+    try {
+      return c.run();
+    } catch (Ext4Exception e) {
+      throw target.failure(imgPath, e);
+    }
+  }
+}

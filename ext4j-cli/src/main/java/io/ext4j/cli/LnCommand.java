@@ -1,0 +1,77 @@
+package io.ext4j.cli;
+
+import io.ext4j.fs.Attributes;
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4FileSystem;
+import io.ext4j.fs.PathWalker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code ext4j ln [-s] IMAGE TARGET LINKPATH}: a hard link LINKPATH to the inode TARGET names (a
+ * symbolic link itself, as {@code ln -P}; directories refused), or with {@code -s} a symbolic link
+ * LINKPATH whose target is TARGET's text, stored as given and not checked. When LINKPATH is an
+ * existing directory the link goes in it under TARGET's last name, as ln does. Closes the image
+ * cleanly.
+ */
+@Command(name = "ln", mixinStandardHelpOptions = true, description = "Make a hard or symbolic link in an ext4 image.")
+public final class LnCommand implements Callable<Integer> {
+  @CommandLine.Mixin
+  ImageTarget target;
+
+  @Parameters(index = "1", paramLabel = "TARGET", description = "The file to link to (with -s: any text).")
+  String linkTarget;
+
+  @Parameters(index = "2", paramLabel = "LINKPATH", description = "The new name, or an existing directory to put it in.")
+  String linkPath;
+
+  @Option(names = "-s", description = "Make a symbolic link.")
+  boolean symbolic;
+
+  @Override
+  public Integer call() throws Exception {
+    try (Ext4FileSystem fs = target.open(true)) {
+      PathWalker w = new PathWalker(fs);
+      Attributes linked = null;
+      if (!symbolic) {
+        linked = ImageTarget.resolve(target, w, linkTarget, PathWalker.Follow.NO_FOLLOW);
+        if (linked.isDirectory()) {
+          throw target.failure(linkTarget, Errno.EPERM, "hard links to directories are not allowed");
+        }
+      }
+      String shown = linkPath;
+      long dir;
+      byte[] name;
+      try {
+        Attributes there = w.resolveIfExists(linkPath, PathWalker.Follow.FOLLOW);
+        if (there != null && there.isDirectory()) {
+          List<byte[]> parts = PathWalker.components(linkTarget.getBytes(StandardCharsets.UTF_8), linkTarget);
+          if (parts.isEmpty()) {
+            throw target.failure(linkPath, Errno.EEXIST, null);
+          }
+          dir = there.ino();
+          name = parts.getLast();
+          shown = DirListing.join(linkPath, new String(name, StandardCharsets.UTF_8));
+        } else {
+          PathWalker.Parent at = w.parent(linkPath);
+          dir = at.dir();
+          name = at.name();
+        }
+        if (symbolic) {
+          fs.symlink(dir, name, linkTarget.getBytes(StandardCharsets.UTF_8), ImageTarget.caller());
+        } else {
+          fs.link(linked.ino(), dir, name);
+        }
+      } catch (IOException e) {
+        throw target.failure(shown, e);
+      }
+    }
+    return 0;
+  }
+}
