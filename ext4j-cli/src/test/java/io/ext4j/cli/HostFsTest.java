@@ -13,10 +13,12 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The FFM host calls put and get rely on, on the host's own filesystem. */
+@Tag("fast")
 class HostFsTest {
   @TempDir
   Path tmp;

@@ -1,8 +1,6 @@
 package io.ext4j.testkit;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,10 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * e2fsprogs (and any other command) as a test oracle, run the way testing.md asks: stdin from
- * {@code /dev/null}, stdout and stderr drained on their own threads while the timeout runs (a tool
- * that fills a pipe nobody reads would otherwise block, and a tool that loops — some badly corrupt
- * images make {@code e2fsck -fn} loop — would block the reader forever), killed when the timeout
- * passes, failing with the command and what it printed so far.
+ * {@code /dev/null}, output to files rather than pipes (a tool that fills a pipe nobody reads would
+ * block, and a tool that loops — some badly corrupt images make {@code e2fsck -fn} loop — would
+ * block a reader forever), killed when the timeout passes, failing with the command and what it
+ * printed so far.
  *
  * <p>A missing tool fails the test ({@link #requireInstalled}): e2fsprogs is a real dependency of
  * the tests (CI installs it), never a reason to skip.
@@ -38,42 +36,82 @@ public final class E2fsprogs {
   }
 
   /**
-   * Runs {@code command} to completion with stdin from {@code /dev/null}; the timeout starts before
-   * any output is read, and both streams are drained on separate threads meanwhile.
+   * Runs {@code command} to completion with stdin from {@code /dev/null} and stdout and stderr going
+   * to temporary files (no pipe can fill, and nothing — not even a stray child keeping a pipe open —
+   * can hold the caller after the command exits); the files are read once it has exited.
    *
    * @throws AssertionError if the command cannot start, or is still running after {@code timeout}
    *     (it is killed; the message has the command and its partial output)
    */
   public static Result run(Duration timeout, String... command) {
+    Result r = runOrKill(timeout, command);
+    if (r.exitCode() == KILLED) {
+      throw new AssertionError(List.of(command) + " did not finish within " + timeout + " and was killed; it printed:\n" + r.output());
+    }
+    return r;
+  }
+
+  /** The exit code {@link #runOrKill} reports for a command it had to kill. */
+  public static final int KILLED = -1;
+
+  /**
+   * As {@link #run(Duration, String...)}, but a command still running after {@code timeout} is killed
+   * and reported with exit code {@link #KILLED} and what it printed so far, for tests that expect a
+   * tool to loop on some inputs.
+   */
+  public static Result runOrKill(Duration timeout, String... command) {
     Objects.requireNonNull(timeout, "timeout");
     List<String> cmd = List.of(command);
-    Process p;
+    Path out = null;
+    Path err = null;
     try {
-      p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
-    } catch (IOException e) {
-      throw new AssertionError("cannot start " + cmd + ": " + e.getMessage(), e);
-    }
-    Drain out = Drain.start(p.getInputStream(), "stdout of " + command[0]);
-    Drain err = Drain.start(p.getErrorStream(), "stderr of " + command[0]);
-    boolean finished;
-    try {
-      finished = p.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      p.destroyForcibly();
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while running " + cmd, e);
-    }
-    if (!finished) {
-      p.destroyForcibly();
+      out = Files.createTempFile("ext4j-tool-", ".out");
+      err = Files.createTempFile("ext4j-tool-", ".err");
+      Process p;
       try {
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      } catch (IOException e) {
+        throw new AssertionError("cannot start " + cmd + ": " + e.getMessage(), e);
       }
-      throw new AssertionError(cmd + " did not finish within " + timeout + " and was killed; it printed:\n"
-          + out.soFar() + err.soFar());
+      boolean finished;
+      try {
+        finished = p.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while running " + cmd, e);
+      }
+      if (!finished) {
+        p.destroyForcibly();
+        try {
+          p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return new Result(KILLED, read(out), read(err));
+      }
+      return new Result(p.exitValue(), read(out), read(err));
+    } catch (IOException e) {
+      throw new UncheckedIOException("running " + cmd, e);
+    } finally {
+      deleteQuietly(out);
+      deleteQuietly(err);
     }
-    return new Result(p.exitValue(), out.finish(cmd), err.finish(cmd));
+  }
+
+  private static String read(Path file) throws IOException {
+    return new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+  }
+
+  private static void deleteQuietly(Path file) {
+    if (file != null) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        // a leftover temporary file in java.io.tmpdir; the result stands
+      }
+    }
   }
 
   /** {@code e2fsck -fn IMAGE}: check everything, change nothing (exit 0 = clean). */
@@ -130,54 +168,4 @@ public final class E2fsprogs {
     return false;
   }
 
-  /** Reads a stream to its end on its own thread. */
-  private static final class Drain {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(); // guarded by itself
-    private final Thread thread;
-    private volatile IOException failure; // set by the drain thread before it ends
-
-    private Drain(InputStream in, String name) {
-      this.thread = Thread.ofPlatform().name("drain " + name).daemon().unstarted(() -> {
-        byte[] buf = new byte[8192];
-        try (in) {
-          for (int n; (n = in.read(buf)) >= 0; ) {
-            synchronized (bytes) {
-              bytes.write(buf, 0, n);
-            }
-          }
-        } catch (IOException e) {
-          failure = e;
-        }
-      });
-    }
-
-    static Drain start(InputStream in, String name) {
-      Drain d = new Drain(in, name);
-      d.thread.start();
-      return d;
-    }
-
-    String soFar() {
-      synchronized (bytes) {
-        return bytes.toString(StandardCharsets.UTF_8);
-      }
-    }
-
-    /** Everything, once the process has exited (a child still holding the pipe gets 10 s more). */
-    String finish(List<String> cmd) {
-      try {
-        thread.join(Duration.ofSeconds(10));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (thread.isAlive()) {
-        throw new AssertionError(cmd + " exited but its output did not end (a child process holds it open); so far:\n"
-            + soFar());
-      }
-      if (failure != null) {
-        throw new UncheckedIOException("reading the output of " + cmd, failure);
-      }
-      return soFar();
-    }
-  }
 }

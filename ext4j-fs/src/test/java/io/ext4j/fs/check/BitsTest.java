@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ext4j.testkit.Seeds;
 import java.util.BitSet;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class BitsTest {
   @Test
   void setRangeCountAndWords_matchJavaUtilBitSet_onRandomRanges() {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class CheckReportTest {
   private static final CheckReport.Counts COUNTS = new CheckReport.Counts(4096, 18, 4, 10, 2, 2, 16384, 2657, 1, 1);
 

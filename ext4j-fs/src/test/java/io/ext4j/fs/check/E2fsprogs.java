@@ -2,24 +2,18 @@ package io.ext4j.fs.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.RandomAccessFile;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * e2fsprogs as the checker tests' oracle (public: the engine-driven test in another package uses it
- * too). A missing tool fails the test. Every command runs with stdin from /dev/null, under a timeout
- * that starts when the process starts, its output drained by two threads.
+ * too), in the shapes those tests use, over the testkit's runner. A missing tool fails the test.
  */
 public final class E2fsprogs {
   static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -45,29 +39,21 @@ public final class E2fsprogs {
   }
 
   public static Path require(String tool) {
+    io.ext4j.testkit.E2fsprogs.requireInstalled(tool);
     for (String dir : List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")) {
       Path p = Path.of(dir, tool);
       if (Files.isExecutable(p)) {
         return p;
       }
     }
-    throw new AssertionError(tool + " is not installed; this oracle test needs it (apt-get install e2fsprogs)");
+    return Path.of(tool); // on PATH elsewhere
   }
 
-  public static Result run(String... command) throws IOException, InterruptedException {
+  /** Runs the command under {@link #TIMEOUT} (through the testkit's runner); exit -1 if it had to be killed. */
+  public static Result run(String... command) {
     require(command[0]);
-    Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    Drain out = new Drain(p.getInputStream());
-    Drain err = new Drain(p.getErrorStream());
-    boolean finished = p.waitFor(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-    if (!finished) {
-      p.destroyForcibly();
-      p.waitFor(10, TimeUnit.SECONDS);
-    }
-    out.thread.join(5000);
-    err.thread.join(5000);
-    return new Result(List.of(command), finished ? p.exitValue() : -1, out.text(), err.text());
+    io.ext4j.testkit.E2fsprogs.Result r = io.ext4j.testkit.E2fsprogs.runOrKill(TIMEOUT, command);
+    return new Result(List.of(command), r.exitCode(), r.stdout(), r.stderr());
   }
 
   /** {@code e2fsck -fn image}. */
@@ -109,29 +95,6 @@ public final class E2fsprogs {
       return runOk(cmd.toArray(String[]::new));
     } finally {
       Files.deleteIfExists(file);
-    }
-  }
-
-  private static final class Drain {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private final Thread thread;
-    private volatile IOException failure; // written by the drain thread before it ends; read after join
-
-    Drain(InputStream in) {
-      thread = Thread.ofPlatform().daemon().start(() -> {
-        try (in) {
-          in.transferTo(bytes);
-        } catch (IOException e) {
-          failure = e;
-        }
-      });
-    }
-
-    String text() {
-      if (failure != null) {
-        throw new UncheckedIOException(failure);
-      }
-      return bytes.toString(StandardCharsets.ISO_8859_1);
     }
   }
 }

@@ -10,6 +10,9 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.RenameMode;
 import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.check.CheckOptions;
+import io.ext4j.fs.check.CheckReport;
+import io.ext4j.fs.check.Checker;
 import io.ext4j.testkit.CrashState;
 import io.ext4j.testkit.CrashStates;
 import io.ext4j.testkit.E2fsprogs;
@@ -42,7 +45,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Crash states of filesystem workloads (the CrashMonkey method, testing.md): every device state a
  * power cut could leave is recovered by ext4j (journal replay, orphan processing) and must then be
- * (a) consistent — e2fsck -fn prints nothing, checked on a sample — and (b) the state after some
+ * (a) consistent — ext4j's checker (strict) finds nothing on every state after the recovery and a
+ * clean close, and e2fsck -fn prints nothing on a sample — and (b) the state after some
  * prefix of the workload's operations that includes every operation acknowledged durable before
  * the crash. Each operation is one transaction (or finishes through the orphan list), so the
  * recovered tree — names, inodes, link counts, sizes and contents; not timestamps — must equal the
@@ -58,6 +62,7 @@ class FsCrashStateTest {
   static final Path DIR = Path.of("target", "test-images", "crash");
   static final AtomicLong STATES = new AtomicLong();
   static final AtomicLong E2FSCK_RUNS = new AtomicLong();
+  static final AtomicLong CHECKER_RUNS = new AtomicLong();
   static final AtomicLong E2FSCK_RECOVERIES = new AtomicLong();
   static final int E2FSCK_EVERY = Integer.getInteger("ext4j.crash.e2fsckEvery", 6);
   static MemoryBlockDevice base;
@@ -83,8 +88,8 @@ class FsCrashStateTest {
 
   @AfterAll
   static void report() {
-    System.out.printf("FsCrashStateTest: %d crash states, e2fsck -fn on %d, e2fsck -fy recoveries %d%n",
-        STATES.get(), E2FSCK_RUNS.get(), E2FSCK_RECOVERIES.get());
+    System.out.printf("FsCrashStateTest: %d crash states, ext4j's checker on %d, e2fsck -fn on %d, e2fsck -fy recoveries %d%n",
+        STATES.get(), CHECKER_RUNS.get(), E2FSCK_RUNS.get(), E2FSCK_RECOVERIES.get());
   }
 
   static byte[] b(String s) {
@@ -298,6 +303,11 @@ class FsCrashStateTest {
       } catch (Exception | AssertionError e) {
         throw new AssertionError("seed " + all.seed() + ", " + what + ", " + state + ": " + e, e);
       }
+      CheckReport report = Checker.check(d, CheckOptions.defaults().withStrict(true));
+      assertThat(report.exitCode()).as("seed %d, %s, %s: ext4j's checker after ext4j's recovery and a clean close:%n%s",
+          all.seed(), what, state, report.toText()).isZero();
+      assertThat(report.notes()).as("seed %d, %s, %s: checker notes:%n%s", all.seed(), what, state, report.toText()).isEmpty();
+      CHECKER_RUNS.incrementAndGet();
       if (n % E2FSCK_EVERY == 0) {
         e2fsckClean(d, state, what);
       }
