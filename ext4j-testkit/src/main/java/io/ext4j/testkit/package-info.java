@@ -14,6 +14,10 @@
  *       JUnit class, one subclass per implementation.
  *   <li>Determinism: {@link io.ext4j.testkit.Seeds} (printed, replayable seeds) and
  *       {@link io.ext4j.testkit.ManualClock}.
+ *   <li>Kernel fixtures: {@link io.ext4j.testkit.KernelFixtures} (power-cut images whose journal
+ *       needs recovery) and {@link io.ext4j.testkit.KernelFsFixtures} (trees the kernel wrote, with
+ *       the {@link io.ext4j.testkit.FsManifest} of what it showed in them), made by scripts in
+ *       {@code scripts/} and stored gzip'd in the resources.
  * </ul>
  *
  * Not here: workload generators and oracles for the journal or filesystem; they live with the
