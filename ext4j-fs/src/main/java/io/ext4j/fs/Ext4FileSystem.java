@@ -440,6 +440,37 @@ public final class Ext4FileSystem implements AutoCloseable {
     T apply(Inode i) throws IOException;
   }
 
+  @FunctionalInterface
+  private interface Op<T> {
+    T run() throws IOException;
+  }
+
+  /** How many times an allocation that found no space is retried after a commit (ext4's allocation retry). */
+  private static final int ENOSPC_RETRIES = 3;
+
+  /**
+   * Runs {@code op}; when it fails with ENOSPC while freed blocks wait for their freeing commit
+   * (they count as free in statfs but may not be reused before that commit), commits — making them
+   * reusable — and runs it again, as ext4 does. Only for operations that change nothing when they
+   * fail with ENOSPC; called with no lock held, so the commit cannot wait on the caller.
+   */
+  private <T> T retryingEnospc(Op<T> op) throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return op.run();
+      } catch (Ext4Exception e) {
+        if (!worthRetrying(e, attempt)) {
+          throw e;
+        }
+        fs.meta.sync();
+      }
+    }
+  }
+
+  private boolean worthRetrying(Ext4Exception e, int attempt) {
+    return e.errno() == Errno.ENOSPC && attempt < ENOSPC_RETRIES && fs.meta.journaled() && fs.blocks.hasPendingFrees();
+  }
+
   /** The inode's attributes. */
   public Attributes getattr(long ino) throws IOException {
     return with(ino, life::attributes);
@@ -488,34 +519,34 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   private Attributes make(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
-    return with(dir, d -> {
+    return retryingEnospc(() -> with(dir, d -> {
       Inode c = names.create(d, name, mode, rdev, target, who);
       try {
         return life.attributes(c);
       } finally {
         fs.inodes.put(c);
       }
-    });
+    }));
   }
 
   /** Makes a directory. */
   public Attributes mkdir(long dir, byte[] name, int perms, Caller who) throws IOException {
-    return with(dir, d -> {
+    return retryingEnospc(() -> with(dir, d -> {
       Inode c = names.mkdir(d, name, perms, who);
       try {
         return life.attributes(c);
       } finally {
         fs.inodes.put(c);
       }
-    });
+    }));
   }
 
   /** Adds a hard link {@code name} in {@code newDir} to {@code ino}. */
   public Attributes link(long ino, long newDir, byte[] name) throws IOException {
-    return with(ino, t -> with(newDir, d -> {
+    return retryingEnospc(() -> with(ino, t -> with(newDir, d -> {
       names.link(t, d, name);
       return life.attributes(t);
-    }));
+    })));
   }
 
   /** Removes a non-directory name. */
@@ -536,10 +567,10 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Renames (atomically across a crash). */
   public void rename(long oldDir, byte[] oldName, long newDir, byte[] newName, RenameMode mode) throws IOException {
-    with(oldDir, a -> with(newDir, b -> {
+    retryingEnospc(() -> with(oldDir, a -> with(newDir, b -> {
       names.rename(a, oldName, b, newName, mode);
       return null;
-    }));
+    })));
   }
 
   /** A symbolic link's target. */
@@ -670,8 +701,24 @@ public final class Ext4FileSystem implements AutoCloseable {
       throw new Ext4Exception(i.isDirectory() ? Errno.EISDIR : Errno.EINVAL, i.ino, null, "not a regular file");
     }
     boolean append = flags.contains(OpenFlag.APPEND);
-    long n = flags.contains(OpenFlag.DIRECT) ? io.directWrite(i, pos, src, append, options.dioLocking())
-        : io.write(i, pos, src, append);
+    long n = 0;
+    for (int attempt = 0; ; attempt++) {
+      try {
+        n += flags.contains(OpenFlag.DIRECT) ? io.directWrite(i, pos + n, src, append, options.dioLocking())
+            : io.write(i, pos + n, src, append);
+        if (!src.hasRemaining() || !fs.meta.journaled() || attempt >= ENOSPC_RETRIES || !fs.blocks.hasPendingFrees()) {
+          break;
+        }
+      } catch (Ext4Exception e) {
+        if (n > 0 && e.errno() == Errno.ENOSPC) {
+          break; // a short write
+        }
+        if (!worthRetrying(e, attempt)) {
+          throw e;
+        }
+      }
+      fs.meta.sync(); // short of space only until the freeing commit: make the freed blocks reusable
+    }
     if (flags.contains(OpenFlag.SYNC) || (i.flags() & RawInode.FL_SYNC) != 0) {
       io.fsync(i, false);
     } else if (flags.contains(OpenFlag.DSYNC)) {
@@ -702,7 +749,10 @@ public final class Ext4FileSystem implements AutoCloseable {
     if (i.fileType() != RawInode.S_IFREG) {
       throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
     }
-    io.fallocate(i, mode, offset, length);
+    retryingEnospc(() -> {
+      io.fallocate(i, mode, offset, length);
+      return null;
+    });
   }
 
   void release(Inode i) throws IOException {
@@ -760,7 +810,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   /** Sets an extended attribute; {@code flags} as setxattr's (1 CREATE, 2 REPLACE). */
   public void setxattr(long ino, String name, byte[] value, int flags) throws IOException {
     XattrName n = xattrName(ino, name);
-    with(ino, i -> {
+    retryingEnospc(() -> with(ino, i -> {
       fs.checkWritable();
       i.rw.writeLock().lock();
       try (Tx tx = fs.meta.begin(10, 2)) {
@@ -769,7 +819,7 @@ public final class Ext4FileSystem implements AutoCloseable {
         i.rw.writeLock().unlock();
       }
       return null;
-    });
+    }));
   }
 
   /** The names of the inode's extended attributes. */
@@ -814,7 +864,10 @@ public final class Ext4FileSystem implements AutoCloseable {
     long free = fs.groups.freeBlocks();
     long overhead = sb.overheadClusters();
     long blocks = fs.lay.blocksCount() - overhead;
-    long avail = Math.max(0, free - sb.reservedBlocksCount());
+    // The kernel holds back, besides the root-reserved blocks, 2% of the filesystem up to 4096
+    // clusters on extent-mapped filesystems (s_resv_clusters, for allocations that must not fail).
+    long resv = fs.lay.extents() ? Math.min(fs.lay.blocksCount() / 50, 4096) : 0;
+    long avail = Math.max(0, free - sb.reservedBlocksCount() - resv);
     java.util.UUID u = sb.uuid();
     long fsid = u.getMostSignificantBits() ^ u.getLeastSignificantBits();
     return new StatFs(fs.lay.blockSize(), blocks, free, avail, fs.lay.inodesCount(), fs.groups.freeInodes(), 255, fsid);

@@ -95,12 +95,10 @@ final class KernelImages {
 
   /**
    * Opens {@code img} with ext4j read-only ({@link io.ext4j.fs.Ext4Options#readOnly()}) on a device
-   * opened read-write: closing a filesystem opened on a read-only device fails today (see
-   * {@code KernelEngineBugsTest.close_ofAFileSystemOnAReadOnlyDevice_succeeds}), and what a
-   * read-only open must not write, the callers check by comparing the image's bytes.
+   * opened read-only too, so a write would fail; callers also compare the image's bytes.
    */
   static io.ext4j.fs.Ext4FileSystem openReadOnly(Path img, int blockSize) throws IOException {
-    var dev = io.ext4j.block.FileBlockDevice.open(img, blockSize, io.ext4j.block.FileBlockDevice.Options.defaults());
+    var dev = io.ext4j.block.FileBlockDevice.open(img, blockSize, io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true));
     try {
       return io.ext4j.fs.Ext4FileSystem.open(dev, io.ext4j.fs.Ext4Options.builder().readOnly(true).build(), true);
     } catch (IOException | RuntimeException e) {
@@ -109,13 +107,9 @@ final class KernelImages {
     }
   }
 
-  /**
-   * The statfs numbers ext4j and the kernel give alike: all but {@code bavail}, where the kernel
-   * also withholds its reserved clusters ({@code s_resv_clusters}) and ext4j does not (see
-   * {@code KernelEngineBugsTest.statfs_availableBlocks_isTheKernels}).
-   */
+  /** The statfs numbers ext4j and the kernel both give: all of them (bavail included, reserved clusters withheld). */
   static FsManifest comparable(FsManifest m) {
-    return m.without("statfs.bavail");
+    return m;
   }
 
   /** The file of the orphans fixtures whose truncate the recovery finishes. */

@@ -291,15 +291,7 @@ final class TreeWorkload {
     r.nextBytes(bytes);
     try (OpenFile of = fs.open(f.ino, EnumSet.of(OpenFlag.WRITE))) {
       long n = of.write(pos, ByteBuffer.wrap(bytes));
-      if (n != len) {
-        // Short, with statfs showing plenty free: the blocks freed since the last commit are not
-        // usable until it commits, and ext4j does not commit and retry as the kernel does
-        // (KernelEngineBugsTest.write_whenOnlyBlocksFreedSinceTheLastCommitAreFree_commitsAndRetries).
-        fs.syncfs();
-        long rest = of.write(pos + n, ByteBuffer.wrap(bytes, (int) n, (int) (len - n)));
-        assertThat(n + rest).as("bytes written to inode %d at %d, the rest after a syncfs", f.ino, pos).isEqualTo(len);
-        count("short-write-retried");
-      }
+      assertThat(n).as("bytes written to inode %d at %d", f.ino, pos).isEqualTo(len);
     }
     if (pos + len > f.data.length) {
       f.data = Arrays.copyOf(f.data, (int) (pos + len));
@@ -334,11 +326,6 @@ final class TreeWorkload {
     long len = 1 + r.nextLong(Math.min(span, 1 << 18));
     int kind = r.nextInt(4);
     int bs = fs.statfs().blockSize();
-    if (kind == 1 && off % bs != 0 && (off + len) % bs != 0 && Math.ceilDiv(off, bs) == (off + len) / bs) {
-      // a zero range across exactly one block boundary leaves the second block's head unzeroed
-      // (KernelEngineBugsTest.zeroRange_acrossOneBlockBoundary_zeroesTheHeadOfTheSecondBlockToo)
-      len += bs;
-    }
     touched = f;
     detail = "inode " + f.ino + " at " + off + " len " + len + " (size " + f.data.length + ")";
     try (OpenFile of = fs.open(f.ino, EnumSet.of(OpenFlag.WRITE))) {

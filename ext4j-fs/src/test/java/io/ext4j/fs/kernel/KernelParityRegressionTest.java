@@ -7,18 +7,18 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.KernelFsFixtures;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Engine bugs the kernel-parity tests found, each as the smallest test that fails because of it;
- * disabled until the engine is fixed (the tests around them work around each, saying where).
+ * Engine bugs the kernel-parity tests found, each kept as the smallest test that failed because of
+ * it: closing a read-only open, a zero range across one block boundary, ENOSPC while only blocks
+ * freed since the last commit are free (the kernel commits and retries), and statfs's f_bavail.
  */
-class KernelEngineBugsTest {
+@Tag("oracle")
+class KernelParityRegressionTest {
 
   @Test
-  @Disabled("engine bug: close() of a read-only open flushes the device: UnjournaledStore.close -> sync -> "
-      + "FileBlockDevice.flush throws ReadOnlyDeviceException")
   void close_ofAFileSystemOnAReadOnlyDevice_succeeds() throws Exception {
     Path img = KernelFsFixtures.extract("1k-tree", KernelImages.dir("bug-read-only-close"));
     Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build());
@@ -27,8 +27,6 @@ class KernelEngineBugsTest {
   }
 
   @Test
-  @Disabled("engine bug: FileIo.zeroRange skips the partial last block when the range crosses exactly one block "
-      + "boundary (ceil(from/bs) == to/bs): [6144, 6320) keeps its old bytes")
   void zeroRange_acrossOneBlockBoundary_zeroesTheHeadOfTheSecondBlockToo() throws Exception {
     Path img = KernelFsFixtures.extract("1k-tree", KernelImages.dir("bug-zero-range"));
     byte[] data = new byte[39393];
@@ -62,8 +60,6 @@ class KernelEngineBugsTest {
   }
 
   @Test
-  @Disabled("engine bug: a write that needs blocks freed since the last commit fails with ENOSPC or comes back short "
-      + "although statfs counts them free; the kernel commits the journal and retries the allocation")
   void write_whenOnlyBlocksFreedSinceTheLastCommitAreFree_commitsAndRetries() throws Exception {
     Path img = KernelFsFixtures.extract("1k-tree", KernelImages.dir("bug-pending-frees"));
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
@@ -93,8 +89,6 @@ class KernelEngineBugsTest {
   }
 
   @Test
-  @Disabled("engine bug: statfs availableBlocks is free - s_r_blocks_count; the kernel's f_bavail also withholds "
-      + "its reserved clusters (s_resv_clusters: min(2% of the clusters, 4096)), so df differs")
   void statfs_availableBlocks_isTheKernels() throws Exception {
     Path img = KernelFsFixtures.extract("4k-tree", KernelImages.dir("bug-statfs-bavail"));
     String kernel = KernelFsFixtures.manifest("4k-tree").statfs().get("bavail");
