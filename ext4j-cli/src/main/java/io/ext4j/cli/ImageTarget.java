@@ -37,19 +37,7 @@ public final class ImageTarget {
       throw new CliException(image + ": is a directory, not an ext4 image");
     }
     if (!writable) {
-      // through a device whose flush is a no-op: Ext4FileSystem.close() of a read-only clean image flushes
-      int bs;
-      try (io.ext4j.block.FileBlockDevice probe = io.ext4j.block.FileBlockDevice.open(image, 1024,
-          io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true))) {
-        bs = io.ext4j.fs.Ext4JournalLocator.readSuperblock(probe).blockSize();
-      }
-      ReadOnlyImage dev = ReadOnlyImage.open(image, bs);
-      try {
-        return Ext4FileSystem.open(dev, Ext4Options.builder().readOnly(true).build(), true);
-      } catch (IOException | RuntimeException e) {
-        dev.close();
-        throw e;
-      }
+      return Ext4FileSystem.open(image, Ext4Options.builder().readOnly(true).build());
     }
     Ext4FileSystem fs = Ext4FileSystem.open(image, Ext4Options.defaults());
     if (fs.isReadOnly()) {

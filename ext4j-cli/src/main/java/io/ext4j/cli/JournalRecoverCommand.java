@@ -37,8 +37,21 @@ public final class JournalRecoverCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    JournalFailedCommitException failed = null;
+    int code;
     try (JournalTarget.Opened j = target.open(true)) {
+      code = recover(j, out);
+    }
+    out.flush();
+    return code;
+  }
+
+  /**
+   * Replays {@code j} in place as the class doc describes, reporting on {@code out}; returns 0, or 1
+   * when a corrupt transaction stopped the replay (the file system is then marked as having errors).
+   */
+  static int recover(JournalTarget.Opened j, PrintWriter out) throws java.io.IOException {
+    JournalFailedCommitException failed = null;
+    {
       JournalSuperblock sb = JournalRecovery.readSuperblock(j.device(), j.map());
       JournalSuperblock now = sb; // the superblock as last written
       RecoveryResult r;
@@ -84,7 +97,6 @@ public final class JournalRecoverCommand implements Callable<Integer> {
         out.println("Cleared the ext4 needs_recovery flag.");
       }
     }
-    out.flush();
     return failed == null ? 0 : 1;
   }
 

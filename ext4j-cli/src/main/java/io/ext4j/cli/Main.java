@@ -31,7 +31,7 @@ public final class Main implements Runnable {
 
   /** Every top-level subcommand: adding one is adding its class here. */
   static final List<Class<?>> SUBCOMMANDS = List.of(
-      InfoCommand.class, LsCommand.class, CatCommand.class, StatCommand.class, MkdirCommand.class, RmCommand.class,
+      MkfsCommand.class, FsckCommand.class, InfoCommand.class, LsCommand.class, CatCommand.class, StatCommand.class, MkdirCommand.class, RmCommand.class,
       MvCommand.class, LnCommand.class, PutCommand.class, GetCommand.class, JournalCommand.class, BenchCommand.class);
 
   @CommandLine.Spec

@@ -2,24 +2,20 @@ package io.ext4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.File;
+import io.ext4j.testkit.E2fsprogs;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * e2fsprogs and coreutils as oracles for the CLI tests. A missing tool fails the test (an oracle that
- * skips proves nothing). Every command runs with stdin from /dev/null, under a timeout started with
- * it, its output drained on its own threads, and TZ set to the JVM's zone so that times print alike.
+ * skips proves nothing). Every command runs through the testkit's runner (stdin from /dev/null, a
+ * timeout), with TZ set to the JVM's zone so that times print alike and LC_ALL=C.
  */
 final class Tools {
   static final long TIMEOUT_SECONDS = 120;
@@ -44,43 +40,17 @@ final class Tools {
   static Result run(String... command) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(command));
     cmd.set(0, require(command[0]));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    Map<String, String> env = pb.environment();
-    env.put("TZ", ZoneId.systemDefault().getId());
-    env.put("LC_ALL", "C");
-    Process p = pb.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Thread a = drain(p.getInputStream(), out);
-    Thread b = drain(p.getErrorStream(), err);
-    boolean done = p.waitFor(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-    if (!done) {
-      p.destroyForcibly();
-      p.waitFor(10, TimeUnit.SECONDS);
-    }
-    a.join(5000);
-    b.join(5000);
-    Result r = new Result(List.of(command), done ? p.exitValue() : -1, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
-    assertThat(done).as("%s finished within %d s; %s", r.command(), TIMEOUT_SECONDS, r.describe()).isTrue();
-    return r;
+    E2fsprogs.Result r = E2fsprogs.runOrKill(Duration.ofSeconds(TIMEOUT_SECONDS),
+        Map.of("TZ", ZoneId.systemDefault().getId(), "LC_ALL", "C"), cmd.toArray(String[]::new));
+    Result res = new Result(List.of(command), r.exitCode(), r.stdout(), r.stderr());
+    assertThat(r.exitCode()).as("%s finished within %d s; %s", res.command(), TIMEOUT_SECONDS, res.describe()).isNotEqualTo(E2fsprogs.KILLED);
+    return res;
   }
 
   static String runOk(String... command) throws IOException, InterruptedException {
     Result r = run(command);
     assertThat(r.exit()).as("exit status; %s", r.describe()).isZero();
     return r.out();
-  }
-
-  private static Thread drain(InputStream in, ByteArrayOutputStream to) {
-    return Thread.ofPlatform().daemon().start(() -> {
-      try (in) {
-        in.transferTo(to);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
   }
 
   /** A fresh sparse image of {@code mib} MiB made by {@code mkfs.ext4 -q -F [options]}. */

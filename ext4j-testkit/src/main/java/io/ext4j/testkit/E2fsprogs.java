@@ -60,6 +60,11 @@ public final class E2fsprogs {
    * tool to loop on some inputs.
    */
   public static Result runOrKill(Duration timeout, String... command) {
+    return runOrKill(timeout, java.util.Map.of(), command);
+  }
+
+  /** As {@link #runOrKill(Duration, String...)} with {@code env} added to the command's environment. */
+  public static Result runOrKill(Duration timeout, java.util.Map<String, String> env, String... command) {
     Objects.requireNonNull(timeout, "timeout");
     List<String> cmd = List.of(command);
     Path out = null;
@@ -69,8 +74,10 @@ public final class E2fsprogs {
       err = Files.createTempFile("ext4j-tool-", ".err");
       Process p;
       try {
-        p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-            .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        p = pb.start();
       } catch (IOException e) {
         throw new AssertionError("cannot start " + cmd + ": " + e.getMessage(), e);
       }

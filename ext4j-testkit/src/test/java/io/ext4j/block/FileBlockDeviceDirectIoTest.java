@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The SPI contract for {@link FileBlockDevice} opened with O_DIRECT (4 KiB blocks, heap buffers bounced). */
+@Tag("fast")
 class FileBlockDeviceDirectIoTest extends FileBlockDeviceTest {
   @Override
   protected FileBlockDevice.Options options() {

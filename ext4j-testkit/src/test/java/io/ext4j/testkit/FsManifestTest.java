@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("fast")
 class FsManifestTest {
   private static final List<String> LINES = List.of(
       "# statfs bsize=1024 blocks=100 bfree=50 bavail=40 files=16 ffree=5",

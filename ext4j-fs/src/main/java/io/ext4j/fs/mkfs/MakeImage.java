@@ -29,8 +29,14 @@ import java.util.SplittableRandom;
 public final class MakeImage {
   private MakeImage() {}
 
-  /** What was made. */
-  public record Result(Geometry geometry, Populator.Summary populated) {}
+  /**
+   * What was made.
+   *
+   * @param populated what was copied (null without a tree)
+   * @param journal the journal's statistics at the end of a copy through it (null without a tree or
+   *     in bulk mode, which writes in place without the journal, as mke2fs -d does)
+   */
+  public record Result(Geometry geometry, Populator.Summary populated, io.ext4j.jbd2.JournalStats journal) {}
 
   /**
    * Creates {@code image} (replacing a regular file of that name; a block device is formatted in
@@ -41,6 +47,16 @@ public final class MakeImage {
    */
   public static Result make(Path image, MkfsParameters p, Mkfs.Identity id, TreeSource tree, Populator.Options populate,
       boolean reproducible) throws IOException {
+    return make(image, p, id, tree, populate, reproducible, false);
+  }
+
+  /**
+   * As {@link #make(Path, MkfsParameters, Mkfs.Identity, TreeSource, Populator.Options, boolean)};
+   * with {@code journaled} the tree is copied through the journal (every change in a journal handle,
+   * as any later change would be) instead of in bulk mode.
+   */
+  public static Result make(Path image, MkfsParameters p, Mkfs.Identity id, TreeSource tree, Populator.Options populate,
+      boolean reproducible, boolean journaled) throws IOException {
     Geometry g = Geometry.of(p);
     boolean device = Files.exists(image) && !Files.isRegularFile(image, LinkOption.NOFOLLOW_LINKS)
         && !Files.isDirectory(image);
@@ -52,9 +68,10 @@ public final class MakeImage {
     try (FileBlockDevice dev = FileBlockDevice.open(image, g.blockSize(), opts)) {
       Mkfs.format(dev, g, id, !device);
       Populator.Summary summary = null;
+      io.ext4j.jbd2.JournalStats stats = null;
       if (tree != null) {
         SplittableRandom gen = new SplittableRandom(java.nio.ByteBuffer.wrap(id.uuid()).getLong() ^ 0x9E3779B97F4A7C15L);
-        Ext4Options.Builder eo = Ext4Options.builder().bulkLoad(true);
+        Ext4Options.Builder eo = Ext4Options.builder().bulkLoad(!journaled);
         if (reproducible) {
           eo.generations(gen::nextInt);
         }
@@ -62,9 +79,13 @@ public final class MakeImage {
         eo.clock(clamp != null ? FsClock.fixed(clamp) : FsClock.system());
         try (Ext4FileSystem fs = Ext4FileSystem.open(dev, eo.build(), false)) {
           summary = Populator.copy(fs, tree, Ext4FileSystem.ROOT, populate);
+          if (journaled) {
+            fs.syncfs();
+            stats = fs.journalStats();
+          }
         }
       }
-      return new Result(g, summary);
+      return new Result(g, summary, stats);
     }
   }
 }

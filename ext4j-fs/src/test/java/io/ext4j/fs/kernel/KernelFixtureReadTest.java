@@ -10,6 +10,7 @@ import io.ext4j.testkit.Seeds;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * count, block count, nanosecond time, device number, symlink target, xattr and byte of content,
  * and the statfs numbers. Needs no tool: the manifests were recorded by the fixture script.
  */
+@Tag("fast")
 class KernelFixtureReadTest {
   static Stream<Arguments> fixtures() {
     return KernelFsFixtures.trees().stream().flatMap(n -> Stream.of(Arguments.of(n, true), Arguments.of(n, false)));
