@@ -17,7 +17,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 reps="${1:-3}"
 work="${EXT4J_BENCH_DIR:-/tmp/ext4j-bench-engine}"
 ext4j="$root/ext4j"
-export EXT4J_JAVA_OPTS="${EXT4J_JAVA_OPTS:--Xmx256m}"
+export EXT4J_JAVA_OPTS="${EXT4J_JAVA_OPTS:--Xmx256m -XX:+UseSerialGC}"
 [ "$(id -u)" = 0 ] || { echo "bench-engine: needs root for the kernel's loop mounts" >&2; exit 1; }
 for t in mke2fs debugfs e2fsck mount losetup /usr/bin/time; do
   command -v "$t" >/dev/null || { echo "bench-engine: $t is not installed" >&2; exit 1; }
@@ -68,11 +68,11 @@ run() {
 median() { # NAME FIELD(1 seconds, 2 KiB)
   sort -n -k"$2" "$work/$1.times" | awk -v f="$2" '{ v[NR] = $f } END { print v[int((NR + 1) / 2)] }'
 }
-size_for() { # TREE -> image bytes: the tree, half again, and 256 MiB
-  echo $(( ( $(bytes "$1") * 3 / 2 + (256 << 20) ) / 1048576 * 1048576 ))
+size_for() { # TREE -> image MiB: the tree, half again, and 256 MiB
+  echo $(( ( $(bytes "$1") * 3 / 2 + (256 << 20) ) >> 20 ))
 }
 
-for tree in mixed small; do
+for tree in ${TREES:-mixed small}; do
   src="$work/$tree"
   size=$(size_for "$src")
   inodes=$(( $(count "$src") * 2 + 4096 ))
@@ -80,14 +80,14 @@ for tree in mixed small; do
   for ((r = 0; r < reps; r++)); do
     # mkfs -d: both fill an image of the same size and inode count from the same tree
     rm -f "$work/e.img" "$work/k.img"
-    run ext4j-mkfs "$ext4j" mkfs -q -N "$inodes" -d "$src" "$work/e.img" "${size}"k
-    truncate -s 0 "$work/k.img"; truncate -s "$size"k "$work/k.img"
+    run ext4j-mkfs "$ext4j" mkfs -q -N "$inodes" -d "$src" "$work/e.img" "${size}M"
+    truncate -s 0 "$work/k.img"; truncate -s "${size}M" "$work/k.img"
     run mke2fs-d mke2fs -q -F -t ext4 -N "$inodes" -d "$src" "$work/k.img"
     # put -r into an empty image vs cp -a into the kernel's mount of one (umount included)
     rm -f "$work/p.img" "$work/m.img"
-    "$ext4j" mkfs -q -N "$inodes" "$work/p.img" "${size}"k
+    "$ext4j" mkfs -q -N "$inodes" "$work/p.img" "${size}M"
     run ext4j-put "$ext4j" put -r "$work/p.img" "$src" /tree
-    truncate -s "$size"k "$work/m.img"
+    truncate -s "${size}M" "$work/m.img"
     mke2fs -q -F -t ext4 -N "$inodes" "$work/m.img"
     run kernel-cp bash -c "mount -o loop '$work/m.img' '$mnt' && cp -a '$src' '$mnt/tree' && umount '$mnt'"
     # get -r from the image ext4j filled vs debugfs rdump of the same image
@@ -99,7 +99,7 @@ for tree in mixed small; do
   e2fsck -fn "$work/e.img" >/dev/null && e2fsck -fn "$work/p.img" >/dev/null \
     || { echo "bench-engine: e2fsck -fn is not clean on ext4j's $tree images" >&2; exit 1; }
   echo
-  echo "### $tree: $(count "$src") entries, $(( $(bytes "$src") >> 20 )) MiB; image $(( size >> 10 )) MiB; median of $reps"
+  echo "### $tree: $(count "$src") entries, $(( $(bytes "$src") >> 20 )) MiB; image ${size} MiB; median of $reps"
   echo
   echo "| job | ext4j s | peer | peer s | ext4j / peer | ext4j peak RSS MiB | peer peak RSS MiB |"
   echo "|---|---|---|---|---|---|---|"
@@ -112,6 +112,7 @@ for tree in mixed small; do
 done
 
 # ---------------------------------------------------------------- 1 GiB layout
+[ "${LAYOUT:-1}" = 1 ] || exit 0
 head -c $((1 << 30)) /dev/zero | tr '\0' 'x' > "$work/gib"
 rm -f "$work/g.img" "$work/gk.img"
 "$ext4j" mkfs -q "$work/g.img" 4G

@@ -8,6 +8,7 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.populate.HostFs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -64,7 +65,7 @@ final class HostToImage {
   record HostAttrs(int mode, long dev, long ino, long rdev, int nlink, int uid, int gid, long size, FileTime atime,
       FileTime mtime) {
     static HostAttrs of(Path p) throws IOException {
-      Map<String, Object> u = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
+      Map<String, Object> u = Files.readAttributes(p, HostFs.STAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
       return new HostAttrs((Integer) u.get("mode"), (Long) u.get("dev"), (Long) u.get("ino"), (Long) u.get("rdev"),
           (Integer) u.get("nlink"), (Integer) u.get("uid"), (Integer) u.get("gid"), (Long) u.get("size"),
           (FileTime) u.get("lastAccessTime"), (FileTime) u.get("lastModifiedTime"));

@@ -131,6 +131,7 @@ public final class InfoCommand implements Callable<Integer> {
     f.add(kv("Mount count:", sb.mountCount()));
     f.add(kv("Maximum mount count:", sb.maxMountCount()));
     f.add(kv("Last checked:", Formats.ctime(sb.lastCheckTime())));
+    f.add(kv("Check interval:", sb.checkInterval() + " (" + interval(sb.checkInterval()) + ")"));
     if (sb.kbytesWritten() != 0) {
       f.add(kv("Lifetime writes:", kbytes(sb.kbytesWritten())));
     }
@@ -301,5 +302,24 @@ public final class InfoCommand implements Callable<Integer> {
       }
     }
     return Integer.toString(code);
+  }
+
+  /** An interval as dumpe2fs words it: "<none>", or months (30 days), weeks, days, hours, minutes, seconds. */
+  static String interval(long secs) {
+    if (secs == 0) {
+      return "<none>";
+    }
+    long[] units = {30L * 86400, 7L * 86400, 86400, 3600, 60, 1};
+    String[] names = {"month", "week", "day", "hour", "minute", "second"};
+    StringBuilder out = new StringBuilder();
+    long left = secs;
+    for (int i = 0; i < units.length; i++) {
+      long n = left / units[i];
+      left -= n * units[i];
+      if (n > 0) {
+        out.append(out.isEmpty() ? "" : ", ").append(n).append(' ').append(names[i]).append(n == 1 ? "" : "s");
+      }
+    }
+    return out.toString();
   }
 }

@@ -124,12 +124,13 @@ public final class MkfsCommand implements Callable<Integer> {
       if (!Files.exists(source, LinkOption.NOFOLLOW_LINKS)) {
         throw new java.nio.file.NoSuchFileException(source.toString());
       }
+      boolean sizing = size == null || (!quiet && Progress.onTerminal()); // a walk of its own: only when needed
       if (Files.isDirectory(source)) {
         tree = new HostDirectory(source);
-        needs = TreeSize.ofDirectory(source);
+        needs = sizing ? TreeSize.ofDirectory(source) : null;
       } else if (TarArchive.looksLikeTar(source)) {
         tree = new TarArchive(source);
-        needs = TreeSize.ofArchive(source);
+        needs = sizing ? TreeSize.ofArchive(source) : null;
       } else {
         throw new CliException(source + ": neither a directory nor a tar archive");
       }
@@ -137,7 +138,7 @@ public final class MkfsCommand implements Callable<Integer> {
     MkfsParameters params = parameters(needs);
     Mkfs.Identity id = identity(now);
     boolean reproducible = uuid != null;
-    boolean show = tree != null && !quiet && Progress.onTerminal();
+    boolean show = tree != null && needs != null && !quiet && Progress.onTerminal();
     MakeImage.Result made;
     try (Progress progress = Progress.start("mkfs -d", show ? needs.bytes : 0, show)) {
       long[] last = {0};
@@ -205,7 +206,7 @@ public final class MkfsCommand implements Callable<Integer> {
       } else {
         b.sizeBytes(parsed[0]);
       }
-    } else if (Files.isRegularFile(image) && Files.size(image) > 0 && needs == null) {
+    } else if (Files.isRegularFile(image) && Files.size(image) > 0 && source == null) {
       b.sizeBytes(Files.size(image));
     } else if (Files.exists(image) && !Files.isRegularFile(image) && !Files.isDirectory(image)) {
       try (FileBlockDevice d = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {

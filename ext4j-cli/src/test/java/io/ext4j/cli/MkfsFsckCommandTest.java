@@ -48,6 +48,27 @@ class MkfsFsckCommandTest {
   }
 
   @Test
+  void train_runsEveryStep_andLeavesAnImageE2fsckFindsClean() throws Exception {
+    Path src = Files.createDirectories(tmp.resolve("src/d"));
+    Files.writeString(src.resolve("f.txt"), "train\n");
+    Files.write(tmp.resolve("src/big.bin"), new byte[200_000]);
+    Path work = tmp.resolve("work");
+    Cli r = Cli.run("train", tmp.resolve("src").toString(), work.toString());
+    assertThat(r.exitCode()).as("train: %s%s", r.out(), r.err()).isZero();
+    assertThat(work.resolve("out/d/f.txt")).hasContent("train");
+    assertThat(Files.size(work.resolve("out/big.bin"))).isEqualTo(200_000);
+    assertThat(Tools.debugfs(work.resolve("train.img"), "ls /")).doesNotContain(" t ");
+    Tools.assertE2fsckClean(work.resolve("train.img"));
+  }
+
+  @Test
+  void train_withAMissingSource_failsNamingTheStep() throws Exception {
+    Cli r = Cli.run("train", tmp.resolve("nope").toString(), tmp.resolve("w").toString());
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("ext4j train: 'mkfs").contains("nope");
+  }
+
+  @Test
   void mkfs_withOptions_makesWhatWasAsked_andE2fsckFindsNothing() throws Exception {
     Path img = tmp.resolve("opts.img");
     Cli r = Cli.run("mkfs", img.toString(), "64M", "-b", "4096", "-L", "mylabel", "-U", UUID_TEXT, "-O", "^metadata_csum,uninit_bg",

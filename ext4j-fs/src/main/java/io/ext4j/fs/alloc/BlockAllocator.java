@@ -32,6 +32,7 @@ public final class BlockAllocator {
   private final FsLayout lay;
   private final Groups groups;
   private final MetaStore meta;
+  private final java.util.concurrent.ConcurrentHashMap<Long, long[]> newFileGoals = new java.util.concurrent.ConcurrentHashMap<>(); // flex group's first group -> {goal, freesEpoch, reuses}; each array guarded by itself
 
   public BlockAllocator(FsLayout lay, Groups groups, MetaStore meta) {
     this.lay = lay;
@@ -86,7 +87,28 @@ public final class BlockAllocator {
   public long goalForNewFile(long ino) {
     int flex = Math.max(1, lay.groupsPerFlex());
     long first = lay.groupOfInode(ino) / flex * flex;
-    long end = Math.min(groups.count(), first + flex);
+    long epoch = groups.freesEpoch();
+    long[] cached = newFileGoals.get(first);
+    if (cached != null) {
+      synchronized (cached) {
+        // Allocations only shorten the chosen span from its start, and the allocator goes on from the
+        // goal to the next free block; only frees can make another span the longest.
+        if (cached[1] == epoch && cached[2] < GOAL_REUSES) {
+          cached[2]++;
+          return cached[0];
+        }
+      }
+    }
+    long goal = longestSpanStart(first, Math.min(groups.count(), first + flex));
+    newFileGoals.put(first, new long[] {goal, epoch, 0});
+    return goal;
+  }
+
+  /** How many new files start at one computed goal before it is computed again. */
+  private static final int GOAL_REUSES = 256;
+
+  /** The start of the longest free run of groups [first, end) (runs continue across group boundaries). */
+  private long longestSpanStart(long first, long end) {
     long bestStart = lay.groupFirstBlock(first);
     long bestLen = 0;
     long runStart = -1;

@@ -59,6 +59,7 @@ public final class Groups {
   private final AtomicLong freeBlocks = new AtomicLong(); // sum of descriptors' free blocks
   private final AtomicLong freeInodes = new AtomicLong();
   private final AtomicLong usedDirs = new AtomicLong();
+  private final AtomicLong freesEpoch = new AtomicLong(); // counts descriptor updates that freed blocks
 
   private Groups(FsLayout lay, Ext4Superblock sb, MetaStore meta, Group[] groups) {
     this.lay = lay;
@@ -134,6 +135,11 @@ public final class Groups {
     return groups[(int) g];
   }
 
+  /** A number that changes whenever some group's free block count grows (blocks were freed). */
+  public long freesEpoch() {
+    return freesEpoch.get();
+  }
+
   public long freeBlocks() {
     return freeBlocks.get();
   }
@@ -159,6 +165,9 @@ public final class Groups {
     g.set(d);
     g.spans = null; // the bitmap or the counts changed: free-run summary is stale
     freeBlocks.addAndGet(d.freeBlocks() - old.freeBlocks());
+    if (d.freeBlocks() > old.freeBlocks()) {
+      freesEpoch.incrementAndGet();
+    }
     freeInodes.addAndGet(d.freeInodes() - old.freeInodes());
     usedDirs.addAndGet(d.usedDirs() - old.usedDirs());
   }

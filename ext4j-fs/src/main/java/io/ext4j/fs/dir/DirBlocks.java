@@ -116,6 +116,15 @@ final class DirBlocks {
     }
   }
 
+  /** The offset of the live entry {@code name} in a leaf block, -1 if none. */
+  int find(Inode dir, long lblk, byte[] a, byte[] name) throws Ext4Exception {
+    try {
+      return DirBlock.find(a, bs, usable(), name);
+    } catch (DirBlock.Malformed m) {
+      throw Ext4Exception.corrupted(fs.lay.name(), dir.ino, "directory block " + lblk + ": " + m.getMessage());
+    }
+  }
+
   /** Recomputes a leaf block's tail checksum (with metadata_csum). */
   void sealLeaf(Inode dir, byte[] a) {
     if (fs.lay.metadataCsum()) {

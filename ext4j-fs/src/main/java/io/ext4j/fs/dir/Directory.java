@@ -108,10 +108,9 @@ public final class Directory {
         readAhead(dir, lblk, (int) Math.min(32, n - lblk));
       }
       try (Buf b = blocks.readLeaf(dir, lblk)) {
-        for (DirBlock.Entry e : blocks.entries(dir, lblk, b.array())) {
-          if (!e.isFree() && Arrays.equals(e.name(), name)) {
-            return new Found(e.inode(), e.type(), lblk, e.offset());
-          }
+        int off = blocks.find(dir, lblk, b.array(), name);
+        if (off >= 0) {
+          return new Found(DirBlock.inodeAt(b.array(), off), DirBlock.typeAt(b.array(), off), lblk, off);
         }
       }
     }

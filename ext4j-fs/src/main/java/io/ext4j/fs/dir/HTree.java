@@ -163,10 +163,9 @@ final class HTree {
     while (true) {
       long leaf = leafOf(dir, frames);
       try (Buf b = blocks.readLeaf(dir, leaf)) {
-        for (DirBlock.Entry e : blocks.entries(dir, leaf, b.array())) {
-          if (!e.isFree() && Arrays.equals(e.name(), name)) {
-            return new long[] {leaf, e.offset(), e.inode(), e.type()};
-          }
+        int off = blocks.find(dir, leaf, b.array(), name);
+        if (off >= 0) {
+          return new long[] {leaf, off, DirBlock.inodeAt(b.array(), off), DirBlock.typeAt(b.array(), off)};
         }
       }
       Object[] n = next(dir, frames);

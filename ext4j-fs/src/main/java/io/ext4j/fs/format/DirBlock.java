@@ -1,6 +1,8 @@
 package io.ext4j.fs.format;
 
 import io.ext4j.block.Crc32c;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -52,8 +54,11 @@ public final class DirBlock {
     return (8 + nameLen + 3) & ~3;
   }
 
+  private static final VarHandle LE16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
   public static int getRecLen(byte[] b, int off, int bs) {
-    int len = Short.toUnsignedInt(le(b).getShort(off + 4));
+    int len = Short.toUnsignedInt((short) LE16.get(b, off + 4));
     if (bs < 65536) {
       return len;
     }
@@ -68,7 +73,7 @@ public final class DirBlock {
     if (bs >= 65536) {
       stored = len == 65536 ? 0xFFFF : (len & 0xFFFC) | ((len >> 16) & 3);
     }
-    le(b).putShort(off + 4, (short) stored);
+    LE16.set(b, off + 4, (short) stored);
   }
 
   private static ByteBuffer le(byte[] b) {
@@ -109,30 +114,82 @@ public final class DirBlock {
    */
   public static List<Entry> parse(byte[] b, int bs, int usable) throws Malformed {
     List<Entry> out = new ArrayList<>();
-    ByteBuffer l = le(b);
     int off = 0;
     while (off < usable) {
-      if (off + 8 > usable) {
-        throw new Malformed("directory entry at offset " + off + " does not fit before " + usable);
-      }
-      long ino = Integer.toUnsignedLong(l.getInt(off));
-      int rec = getRecLen(b, off, bs);
+      int rec = checkEntry(b, bs, usable, off);
+      long ino = Integer.toUnsignedLong((int) LE32.get(b, off));
       int nameLen = b[off + 6] & 0xFF;
-      int type = b[off + 7] & 0xFF;
-      if (rec < 12 || rec % 4 != 0 || off + rec > usable) {
-        throw new Malformed("directory entry at offset " + off + " has rec_len " + rec + " (block space " + usable + ")");
-      }
-      if (ino != 0 && minRecLen(nameLen) > rec) {
-        throw new Malformed("directory entry at offset " + off + " has name_len " + nameLen + " longer than its rec_len " + rec);
-      }
-      if (ino != 0 && nameLen == 0) {
-        throw new Malformed("directory entry at offset " + off + " names inode " + ino + " with an empty name");
-      }
       byte[] name = Arrays.copyOfRange(b, off + 8, off + 8 + Math.min(nameLen, rec - 8));
-      out.add(new Entry(off, ino, rec, type, name));
+      out.add(new Entry(off, ino, rec, b[off + 7] & 0xFF, name));
       off += rec;
     }
     return out;
+  }
+
+  /** Checks the entry at {@code off} as {@link #parse} does; returns its rec_len. */
+  private static int checkEntry(byte[] b, int bs, int usable, int off) throws Malformed {
+    if (off + 8 > usable) {
+      throw new Malformed("directory entry at offset " + off + " does not fit before " + usable);
+    }
+    long ino = Integer.toUnsignedLong((int) LE32.get(b, off));
+    int rec = getRecLen(b, off, bs);
+    int nameLen = b[off + 6] & 0xFF;
+    if (rec < 12 || rec % 4 != 0 || off + rec > usable) {
+      throw new Malformed("directory entry at offset " + off + " has rec_len " + rec + " (block space " + usable + ")");
+    }
+    if (ino != 0 && minRecLen(nameLen) > rec) {
+      throw new Malformed("directory entry at offset " + off + " has name_len " + nameLen + " longer than its rec_len " + rec);
+    }
+    if (ino != 0 && nameLen == 0) {
+      throw new Malformed("directory entry at offset " + off + " names inode " + ino + " with an empty name");
+    }
+    return rec;
+  }
+
+  /**
+   * The offset of the live entry named {@code name}, every entry before it checked as
+   * {@link #parse} checks; -1 when there is none. Allocates nothing (the lookup path).
+   */
+  public static int find(byte[] b, int bs, int usable, byte[] name) throws Malformed {
+    int off = 0;
+    while (off < usable) {
+      int rec = checkEntry(b, bs, usable, off);
+      if ((int) LE32.get(b, off) != 0 && (b[off + 6] & 0xFF) == name.length
+          && Arrays.equals(b, off + 8, off + 8 + name.length, name, 0, name.length)) {
+        return off;
+      }
+      off += rec;
+    }
+    return -1;
+  }
+
+  /** The inode number of the entry at {@code off}. */
+  public static long inodeAt(byte[] b, int off) {
+    return Integer.toUnsignedLong((int) LE32.get(b, off));
+  }
+
+  /** The file type byte of the entry at {@code off}. */
+  public static int typeAt(byte[] b, int off) {
+    return b[off + 7] & 0xFF;
+  }
+
+  /**
+   * The offset of the first entry whose record has room for {@code need} more bytes (a free entry
+   * at least that long, or an entry with that much slack after its name), every entry before it
+   * checked as {@link #parse} checks; -1 when none has. Allocates nothing (the insert path).
+   */
+  private static int room(byte[] b, int bs, int usable, int need) throws Malformed {
+    int off = 0;
+    while (off < usable) {
+      int rec = checkEntry(b, bs, usable, off);
+      boolean free = (int) LE32.get(b, off) == 0;
+      int used = free ? 0 : minRecLen(b[off + 6] & 0xFF);
+      if (rec - used >= need) {
+        return off;
+      }
+      off += rec;
+    }
+    return -1;
   }
 
   /** Writes an empty block: one free entry covering the entry space, and the tail when {@code tailSeed} is non-null. */
@@ -176,32 +233,24 @@ public final class DirBlock {
    */
   public static int insert(byte[] b, int bs, int usable, byte[] name, long ino, int type) throws Malformed {
     int need = minRecLen(name.length);
-    for (Entry e : parse(b, bs, usable)) {
-      if (e.isFree() && e.recLen() >= need) {
-        writeEntry(b, e.offset(), ino, e.recLen(), name, type, bs);
-        return e.offset();
-      }
-      int used = minRecLen(e.nameLen());
-      if (!e.isFree() && e.recLen() - used >= need) {
-        putRecLen(b, e.offset(), used, bs);
-        int at = e.offset() + used;
-        writeEntry(b, at, ino, e.recLen() - used, name, type, bs);
-        return at;
-      }
+    int off = room(b, bs, usable, need);
+    if (off < 0) {
+      return -1;
     }
-    return -1;
+    int rec = getRecLen(b, off, bs);
+    if ((int) LE32.get(b, off) == 0) {
+      writeEntry(b, off, ino, rec, name, type, bs);
+      return off;
+    }
+    int used = minRecLen(b[off + 6] & 0xFF);
+    putRecLen(b, off, used, bs);
+    writeEntry(b, off + used, ino, rec - used, name, type, bs);
+    return off + used;
   }
 
   /** Whether the block has room for a name of {@code nameLen} bytes. */
   public static boolean hasRoom(byte[] b, int bs, int usable, int nameLen) throws Malformed {
-    int need = minRecLen(nameLen);
-    for (Entry e : parse(b, bs, usable)) {
-      int used = e.isFree() ? 0 : minRecLen(e.nameLen());
-      if (e.recLen() - used >= need) {
-        return true;
-      }
-    }
-    return false;
+    return room(b, bs, usable, minRecLen(nameLen)) >= 0;
   }
 
   /**

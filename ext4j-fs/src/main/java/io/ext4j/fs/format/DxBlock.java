@@ -28,6 +28,11 @@ public final class DxBlock {
 
   private DxBlock() {}
 
+  private static final java.lang.invoke.VarHandle LE16 =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+  private static final java.lang.invoke.VarHandle LE32 =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
   private static ByteBuffer le(byte[] b) {
     return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
   }
@@ -37,29 +42,29 @@ public final class DxBlock {
   }
 
   public static int limit(byte[] b, int c) {
-    return Short.toUnsignedInt(le(b).getShort(c));
+    return Short.toUnsignedInt(((short) LE16.get(b, c)));
   }
 
   public static int count(byte[] b, int c) {
-    return Short.toUnsignedInt(le(b).getShort(c + 2));
+    return Short.toUnsignedInt(((short) LE16.get(b, c + 2)));
   }
 
   public static void setCount(byte[] b, int c, int count) {
-    le(b).putShort(c + 2, (short) count);
+    LE16.set(b, c + 2, (short) count);
   }
 
   public static void setLimit(byte[] b, int c, int limit) {
-    le(b).putShort(c, (short) limit);
+    LE16.set(b, c, (short) limit);
   }
 
   /** Entry i's hash (entry 0: 0). */
   public static int hash(byte[] b, int c, int i) {
-    return i == 0 ? 0 : le(b).getInt(c + 8 * i);
+    return i == 0 ? 0 : (int) LE32.get(b, c + 8 * i);
   }
 
   /** Entry i's logical block (low 28 bits, as the format masks it). */
   public static long block(byte[] b, int c, int i) {
-    return Integer.toUnsignedLong(le(b).getInt(c + 8 * i + 4)) & 0x0FFFFFFFL;
+    return Integer.toUnsignedLong((int) LE32.get(b, c + 8 * i + 4)) & 0x0FFFFFFFL;
   }
 
   public static void setEntry(byte[] b, int c, int i, int hash, long block) {
@@ -97,7 +102,7 @@ public final class DxBlock {
   }
 
   public static int reservedZero(byte[] root) {
-    return le(root).getInt(24);
+    return (int) LE32.get(root, 24);
   }
 
   public static int unusedFlags(byte[] root) {
@@ -131,7 +136,7 @@ public final class DxBlock {
    * the kernel reach nodes only through the index).
    */
   public static boolean looksLikeNode(byte[] b, int bs) {
-    return le(b).getInt(0) == 0 && DirBlock.getRecLen(b, 0, bs) == bs && b[6] == 0;
+    return (int) LE32.get(b, 0) == 0 && DirBlock.getRecLen(b, 0, bs) == bs && b[6] == 0;
   }
 
   // ---------------------------------------------------------------- checksum
@@ -147,12 +152,12 @@ public final class DxBlock {
 
   public static void setChecksum(byte[] b, int c, int inodeSeed) {
     int tail = c + 8 * limit(b, c);
-    le(b).putInt(tail, 0);
-    le(b).putInt(tail + 4, checksum(b, c, inodeSeed));
+    LE32.set(b, tail, 0);
+    LE32.set(b, tail + 4, checksum(b, c, inodeSeed));
   }
 
   public static int storedChecksum(byte[] b, int c) {
-    return le(b).getInt(c + 8 * limit(b, c) + 4);
+    return (int) LE32.get(b, c + 8 * limit(b, c) + 4);
   }
 
   /** Whether the tail fits in the block after {@code limit} entries. */

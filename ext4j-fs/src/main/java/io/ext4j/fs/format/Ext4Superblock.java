@@ -449,6 +449,11 @@ public final class Ext4Superblock {
     return time(0x40, 0x277);
   }
 
+  /** s_checkinterval: the most seconds between forced checks (0: none). */
+  public long checkInterval() {
+    return Integer.toUnsignedLong(b.getInt(0x44));
+  }
+
   public int mountCount() {
     return Short.toUnsignedInt(b.getShort(0x34));
   }

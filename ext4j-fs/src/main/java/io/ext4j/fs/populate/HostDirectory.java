@@ -23,10 +23,12 @@ import java.util.Map;
  * A host directory as a {@link TreeSource}: walked depth first, each directory's names in byte
  * order (so the image does not depend on the order the host lists them in), symlinks not followed.
  * Owners, permissions, times with nanoseconds, device numbers and hard links come from the host's
- * {@code unix:*} attributes; extended attributes from the user namespace (the only one java.nio
- * reads).
+ * {@code unix:*} attributes (one stat per entry); extended attributes as {@link HostFs#copiedXattr}
+ * keeps them, read without opening the file.
  */
 public final class HostDirectory implements TreeSource {
+  private static final boolean ROOT = HostFs.effectiveUid() == 0; // root reads trusted.* and security.* too
+
   private final Path root;
 
   public HostDirectory(Path root) {
@@ -52,18 +54,29 @@ public final class HostDirectory implements TreeSource {
 
   private void walk(Path dir, List<byte[]> path, Sink sink, Map<List<Long>, List<byte[]>> seen) throws IOException {
     sink.accept(entry(dir, path, seen));
+    children(dir, path, sink, seen);
+  }
+
+  private void children(Path dir, List<byte[]> path, Sink sink, Map<List<Long>, List<byte[]>> seen) throws IOException {
     List<Path> children = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       ds.forEach(children::add);
     }
-    children.sort((a, b) -> Arrays.compareUnsigned(nameBytes(a), nameBytes(b)));
-    for (Path c : children) {
+    List<byte[]> names = new ArrayList<>(children.size());
+    Integer[] order = new Integer[children.size()];
+    for (int i = 0; i < order.length; i++) {
+      names.add(nameBytes(children.get(i)));
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(names.get(a), names.get(b)));
+    for (int i : order) {
+      Path c = children.get(i);
       List<byte[]> p = new ArrayList<>(path);
-      p.add(nameBytes(c));
-      if (Files.isDirectory(c, LinkOption.NOFOLLOW_LINKS)) {
-        walk(c, p, sink, seen);
-      } else {
-        sink.accept(entry(c, p, seen));
+      p.add(names.get(i));
+      TreeEntry e = entry(c, p, seen); // one stat tells a directory from the rest
+      sink.accept(e);
+      if (e.kind() == TreeEntry.Kind.DIR) {
+        children(c, p, sink, seen);
       }
     }
   }
@@ -73,7 +86,7 @@ public final class HostDirectory implements TreeSource {
   }
 
   private TreeEntry entry(Path p, List<byte[]> path, Map<List<Long>, List<byte[]>> seen) throws IOException {
-    Map<String, Object> a = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
+    Map<String, Object> a = Files.readAttributes(p, HostFs.STAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
     int mode = (Integer) a.get("mode");
     long uid = ((Number) a.get("uid")).longValue();
     long gid = ((Number) a.get("gid")).longValue();
@@ -109,7 +122,7 @@ public final class HostDirectory implements TreeSource {
     int minor = (int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL));
     TreeEntry.Contents contents = kind == TreeEntry.Kind.FILE ? () -> Files.newInputStream(p) : null;
     return new TreeEntry(path, kind, mode & 07777, uid, gid, atime, mtime, ctime, kind == TreeEntry.Kind.FILE ? size : 0,
-        major, minor, link, userXattrs(p, kind), contents);
+        major, minor, link, xattrs(p, kind), contents);
   }
 
   /** The path's components joined with '/' (hard-link targets are given that way). */
@@ -128,9 +141,34 @@ public final class HostDirectory implements TreeSource {
     return b.array();
   }
 
-  private static Map<String, byte[]> userXattrs(Path p, TreeEntry.Kind kind) {
+  /**
+   * The attributes a copy keeps ({@link HostFs#copiedXattr}: user.* and ACLs, trusted.* and
+   * security.* as root), read without opening the file; where the native calls are missing, the
+   * user namespace through java.nio, for files and directories only (it opens the file, which would
+   * block on a fifo).
+   */
+  private static Map<String, byte[]> xattrs(Path p, TreeEntry.Kind kind) throws IOException {
+    if (HostFs.available()) {
+      List<String> names;
+      try {
+        names = new ArrayList<>(HostFs.listXattrs(p));
+      } catch (HostFs.HostCallException e) {
+        if (e.errno() == HostFs.ENOTSUP) {
+          return Map.of(); // a host filesystem without xattrs
+        }
+        throw e;
+      }
+      names.sort(null);
+      Map<String, byte[]> out = new LinkedHashMap<>();
+      for (String n : names) {
+        if (HostFs.copiedXattr(n, ROOT)) {
+          out.put(n, HostFs.getXattr(p, n));
+        }
+      }
+      return out;
+    }
     if (kind != TreeEntry.Kind.FILE && kind != TreeEntry.Kind.DIR) {
-      return Map.of(); // java.nio opens the file to read them: a fifo would block, a device would be opened
+      return Map.of();
     }
     UserDefinedFileAttributeView v = Files.getFileAttributeView(p, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     if (v == null) {
@@ -146,7 +184,7 @@ public final class HostDirectory implements TreeSource {
         out.put("user." + n, Arrays.copyOf(buf.array(), buf.position()));
       }
     } catch (IOException | UnsupportedOperationException e) {
-      return Map.of(); // a filesystem without user xattrs (or a fifo): nothing to copy
+      return Map.of(); // a filesystem without user xattrs: nothing to copy
     }
     return out;
   }

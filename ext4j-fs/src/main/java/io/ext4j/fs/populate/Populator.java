@@ -66,6 +66,7 @@ public final class Populator {
   private long hard;
   private long specials;
   private long bytes;
+  private byte[] chunk; // the copy buffer of writeContents, made on first use
 
   private Populator(Ext4FileSystem fs, Options options, int blockSize) {
     this.fs = fs;
@@ -174,7 +175,7 @@ public final class Populator {
   private long writeContents(long ino, TreeEntry e) throws IOException {
     long pos = 0;
     try (InputStream in = e.contents().open(); OpenFile f = fs.open(ino, EnumSet.of(OpenFlag.WRITE))) {
-      byte[] chunk = new byte[Math.max(bs, 1 << 20) / bs * bs];
+      byte[] chunk = chunk();
       while (true) {
         int n = in.readNBytes(chunk, 0, chunk.length);
         if (n <= 0) {
@@ -202,6 +203,14 @@ public final class Populator {
       }
     }
     return pos;
+  }
+
+  /** The copy buffer, made once (a fresh megabyte per small file costs more than copying it). */
+  private byte[] chunk() {
+    if (chunk == null) {
+      chunk = new byte[Math.max(bs, 1 << 20) / bs * bs];
+    }
+    return chunk;
   }
 
   private static boolean isZero(byte[] a, int off, int len) {

@@ -1,4 +1,4 @@
-package io.ext4j.cli;
+package io.ext4j.fs.populate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The FFM host calls put and get rely on, on the host's own filesystem. */
+/** The FFM host calls that copies in and out of images rely on, on the host's own filesystem. */
 @Tag("fast")
 class HostFsTest {
+  static final int S_IFIFO = 0x1000;
+
   @TempDir
   Path tmp;
 
@@ -69,24 +71,18 @@ class HostFsTest {
     Instant a = Instant.parse("2000-01-01T00:00:00.000000001Z");
     Instant m = Instant.parse("2001-01-01T00:00:00.999999999Z");
     assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-      HostFs.mknod(p, Formats.S_IFIFO | 0640, 0);
+      HostFs.mknod(p, S_IFIFO | 0640, 0);
       HostFs.setTimes(p, a, m);
     });
     assertThat(Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)).isFalse();
     assertThat(Files.isDirectory(p)).isFalse();
     assertThat(Files.isSymbolicLink(p)).isFalse();
     assertThat(Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS)).isEqualTo(FileTime.from(m));
-    assertThatThrownBy(() -> HostFs.mknod(p, Formats.S_IFIFO | 0640, 0)).hasMessageContaining("mknod").hasMessageContaining("exists");
+    assertThatThrownBy(() -> HostFs.mknod(p, S_IFIFO | 0640, 0)).hasMessageContaining("mknod").hasMessageContaining("exists");
   }
 
   @Test
-  void deviceNumbers_convertBetweenExt4AndGlibc() {
-    long glibc = ImageToHost.glibcDev(259, 70000);
-    // major 0x103 in bits 8..19; minor 0x11170: 0x70 in bits 0..7, 0x111 in bits 20..31
-    assertThat(glibc).isEqualTo(0x11110370L);
-    assertThat(ImageToHost.glibcDev(1, 3)).isEqualTo(0x103L);
-    assertThat(Formats.major(glibc)).isEqualTo(259);
-    assertThat(Formats.minor(glibc)).isEqualTo(70000);
+  void copiedXattrs_areCpAsChoice() {
     assertThat(HostFs.copiedXattr("user.x", false)).isTrue();
     assertThat(HostFs.copiedXattr("system.posix_acl_access", false)).isTrue();
     assertThat(HostFs.copiedXattr("trusted.x", false)).isFalse();

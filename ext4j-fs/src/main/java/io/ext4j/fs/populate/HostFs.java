@@ -1,4 +1,4 @@
-package io.ext4j.cli;
+package io.ext4j.fs.populate;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The host calls put and get need that java.nio lacks, through the FFM API: extended attributes of
+ * The host calls that copying trees in and out of images needs and java.nio lacks, through the FFM API: extended attributes of
  * any namespace without following symbolic links ({@code llistxattr}, {@code lgetxattr},
  * {@code lsetxattr}), {@code mknod} for fifos, sockets and devices, and the data regions of a sparse
  * file ({@code lseek} with SEEK_DATA and SEEK_HOLE). Paths go to the kernel as their UTF-8 bytes.
@@ -28,11 +28,13 @@ import java.util.List;
  * files) and say so. Every failing call throws a {@link FileSystemException} naming the path and the
  * errno's text.
  */
-final class HostFs {
+public final class HostFs {
   private static final int SEEK_DATA = 3;
   private static final int SEEK_HOLE = 4;
   private static final int ENXIO = 6;
   private static final int ERANGE = 34;
+  /** errno of an xattr call on a filesystem without xattrs (EOPNOTSUPP on Linux). */
+  public static final int ENOTSUP = 95;
   private static final int AT_FDCWD = -100;
   private static final int AT_SYMLINK_NOFOLLOW = 0x100;
 
@@ -41,18 +43,33 @@ final class HostFs {
   private HostFs() {}
 
   /**
-   * Which extended attributes put and get copy, as cp -a does: user.* and the POSIX ACLs always,
+   * Which extended attributes a copy keeps, as cp -a does: user.* and the POSIX ACLs always,
    * trusted.* and security.* only as root (others cannot read or set them).
    */
-  static boolean copiedXattr(String name, boolean root) {
+  public static boolean copiedXattr(String name, boolean root) {
     if (name.startsWith("user.") || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
       return true;
     }
     return root && (name.startsWith("trusted.") || name.startsWith("security."));
   }
 
+  /**
+   * The {@code unix:} attributes a copy needs, by name: {@code unix:*} would also look the owner and
+   * group names up (reading /etc/passwd and /etc/group for every file).
+   */
+  public static final String STAT_ATTRIBUTES = "unix:mode,uid,gid,size,nlink,dev,ino,rdev,lastAccessTime,lastModifiedTime,ctime";
+
+  /** The process's effective uid (the owner of /proc/self), -1 where it cannot be read. */
+  public static int effectiveUid() {
+    try {
+      return (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      return -1;
+    }
+  }
+
   /** Whether the native calls are bound. */
-  static boolean available() {
+  public static boolean available() {
     return CALLS != null;
   }
 
@@ -96,7 +113,7 @@ final class HostFs {
   }
 
   /** The names of {@code p}'s extended attributes (of a symbolic link itself). */
-  static List<String> listXattrs(Path p) throws IOException {
+  public static List<String> listXattrs(Path p) throws IOException {
     Calls c = calls();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment path = cPath(a, p);
@@ -135,7 +152,7 @@ final class HostFs {
   }
 
   /** The value of attribute {@code name} of {@code p} (a symbolic link itself). */
-  static byte[] getXattr(Path p, String name) throws IOException {
+  public static byte[] getXattr(Path p, String name) throws IOException {
     Calls c = calls();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment path = cPath(a, p);
@@ -161,7 +178,7 @@ final class HostFs {
   }
 
   /** Sets attribute {@code name} of {@code p} (a symbolic link itself). */
-  static void setXattr(Path p, String name, byte[] value) throws IOException {
+  public static void setXattr(Path p, String name, byte[] value) throws IOException {
     Calls c = calls();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment v = a.allocate(Math.max(1, value.length));
@@ -178,7 +195,7 @@ final class HostFs {
   }
 
   /** mknod(2): {@code mode} with the file type; {@code dev} in glibc's dev_t encoding (unix:rdev). */
-  static void mknod(Path p, int mode, long dev) throws IOException {
+  public static void mknod(Path p, int mode, long dev) throws IOException {
     Calls c = calls();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment st = a.allocate(c.state());
@@ -196,7 +213,7 @@ final class HostFs {
    * the file (java.nio opens it, which blocks on a fifo): utimensat(AT_FDCWD, path, times,
    * AT_SYMLINK_NOFOLLOW).
    */
-  static void setTimes(Path p, java.time.Instant atime, java.time.Instant mtime) throws IOException {
+  public static void setTimes(Path p, java.time.Instant atime, java.time.Instant mtime) throws IOException {
     Calls c = calls();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment ts = a.allocate(ValueLayout.JAVA_LONG, 4); // struct timespec[2]: {tv_sec, tv_nsec} × 2
@@ -219,7 +236,7 @@ final class HostFs {
    * lseek's SEEK_DATA and SEEK_HOLE; the whole file as one region where the filesystem does not
    * report holes.
    */
-  static List<long[]> dataRegions(Path p, long size) throws IOException {
+  public static List<long[]> dataRegions(Path p, long size) throws IOException {
     Calls c = calls();
     List<long[]> out = new ArrayList<>();
     try (Arena a = Arena.ofConfined()) {
@@ -282,7 +299,7 @@ final class HostFs {
   }
 
   /** A host call failed: the path, the call and its errno. */
-  static final class HostCallException extends FileSystemException {
+  public static final class HostCallException extends FileSystemException {
     private static final long serialVersionUID = 1L;
     private final int errno;
 
@@ -291,7 +308,7 @@ final class HostFs {
       this.errno = errno;
     }
 
-    int errno() {
+    public int errno() {
       return errno;
     }
   }
