@@ -1,9 +1,12 @@
 package io.ext4j.fs.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.ext4j.fs.Caller;
 import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.OpenFile;
@@ -86,6 +89,83 @@ class LargeStructuresOracleTest {
         assertThat(fs.lookup(dir, b(names.get(i))).ino()).isPositive();
       }
     }
+    assertClean(img);
+  }
+
+  /**
+   * With large_dir an htree may have two levels of index nodes under its root (three in all). Long
+   * names in 1 KiB blocks (three entries a leaf) reach that depth within 30,000 entries; without
+   * large_dir the same directory stops with ENOSPC naming the feature, which the second half checks.
+   */
+  @Test
+  void largeDir_growsAThirdIndexLevel_thatE2fsckAndDebugfsAccept() throws Exception {
+    long seed = Seeds.seed();
+    Files.createDirectories(DIR);
+    Path img = DIR.resolve("largedir.img");
+    Oracle.mkfs(img, 192L << 20, 1024, "-N", "40000", "-O", "large_dir");
+    int n = 30_000;
+    List<String> names = new ArrayList<>();
+    String pad = "p".repeat(230);
+    for (int i = 0; i < n; i++) {
+      names.add(pad + "-" + i + "-" + Long.toHexString(i * 0x9E3779B97F4A7C15L));
+    }
+    Collections.shuffle(names, new java.util.Random(seed));
+    long dir;
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+      dir = fs.mkdir(Ext4FileSystem.ROOT, b("deep"), 0755, Caller.ROOT).ino();
+      for (String name : names) {
+        fs.create(dir, b(name), 0644, Caller.ROOT);
+      }
+      for (int i = 0; i < n; i += 101) {
+        assertThat(fs.lookup(dir, b(names.get(i))).ino()).as("seed %d: %s", seed, names.get(i)).isPositive();
+      }
+    }
+    assertClean(img);
+    E2fsprogs.Result htree = E2fsprogs.debugfs(img, "htree /deep");
+    assertThat(htree.stdout()).as("the index: %s", htree.stderr()).contains("Indirect levels: 2").doesNotContain("Bad");
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+      for (int i = 0; i < n; i++) {
+        if (i % 3 != 0) {
+          fs.unlink(dir, b(names.get(i)));
+        }
+      }
+      for (int i = 0; i < n; i++) {
+        String name = names.get(i);
+        if (i % 3 == 0) {
+          assertThat(fs.lookup(dir, b(name)).ino()).as("seed %d: kept %s", seed, name).isPositive();
+        } else if (i % 97 == 1) {
+          Ext4Exception gone = catchThrowableOfType(Ext4Exception.class, () -> fs.lookup(dir, b(name)));
+          assertThat(gone).as("seed %d: removed %s", seed, name).isNotNull();
+          assertThat(gone.errno()).isEqualTo(Errno.ENOENT);
+        }
+      }
+    }
+    assertClean(img);
+  }
+
+  @Test
+  void withoutLargeDir_theTwoLevelLimit_givesEnospcNamingTheFeature_andStaysClean() throws Exception {
+    Files.createDirectories(DIR);
+    Path img = DIR.resolve("nolargedir.img");
+    Oracle.mkfs(img, 192L << 20, 1024, "-N", "40000");
+    String pad = "q".repeat(230);
+    Ext4Exception hit = null;
+    int made = 0;
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+      long dir = fs.mkdir(Ext4FileSystem.ROOT, b("full"), 0755, Caller.ROOT).ino();
+      for (int i = 0; i < 39_000 && hit == null; i++) {
+        try {
+          fs.create(dir, b(pad + "-" + i + "-" + Long.toHexString(i * 0x9E3779B97F4A7C15L)), 0644, Caller.ROOT);
+          made++;
+        } catch (Ext4Exception e) {
+          hit = e;
+        }
+      }
+    }
+    assertThat(hit).as("after %d entries", made).isNotNull();
+    assertThat(hit.errno()).isEqualTo(Errno.ENOSPC);
+    assertThat(hit.getMessage()).contains("large_dir");
+    assertThat(made).isGreaterThan(10_000);
     assertClean(img);
   }
 
