@@ -8,6 +8,7 @@ public enum Errno {
   EPERM(1, "operation not permitted"),
   ENOENT(2, "no such file or directory"),
   EIO(5, "input/output error"),
+  ENXIO(6, "no such device or address"),
   EBADF(9, "bad file descriptor"),
   EAGAIN(11, "resource temporarily unavailable"),
   ENOMEM(12, "cannot allocate memory"),

@@ -744,6 +744,14 @@ public final class Ext4FileSystem implements AutoCloseable {
     io.truncate(i, size);
   }
 
+  long seek(Inode i, long pos, boolean data) throws IOException {
+    checkOpen();
+    if (i.fileType() != RawInode.S_IFREG) {
+      throw new Ext4Exception(Errno.EINVAL, i.ino, null, "SEEK_DATA and SEEK_HOLE need a regular file");
+    }
+    return io.seek(i, pos, data);
+  }
+
   void fallocate(Inode i, int mode, long offset, long length) throws IOException {
     checkOpen();
     if (i.fileType() != RawInode.S_IFREG) {

@@ -91,6 +91,25 @@ public final class OpenFile implements AutoCloseable {
     fs.fallocate(inode, mode, offset, length);
   }
 
+  /**
+   * lseek(2) SEEK_DATA: the first offset at or after {@code offset} that holds data (unwritten
+   * extents are holes, as on ext4). Fails with ENXIO at or past the end of file or when only holes
+   * follow.
+   */
+  public long seekData(long offset) throws IOException {
+    checkOpen();
+    return fs.seek(inode, offset, true);
+  }
+
+  /**
+   * lseek(2) SEEK_HOLE: the first offset at or after {@code offset} in a hole, the end of file
+   * counting as one. Fails with ENXIO at or past the end of file.
+   */
+  public long seekHole(long offset) throws IOException {
+    checkOpen();
+    return fs.seek(inode, offset, false);
+  }
+
   /** The current size. */
   public long size() throws IOException {
     checkOpen();

@@ -110,6 +110,51 @@ public final class FileIo {
     return s.mapped() ? s.pblk() : 0;
   }
 
+  // ================================================================ lseek
+
+  /**
+   * lseek(2)'s SEEK_DATA ({@code data} true) and SEEK_HOLE: the first offset at or after {@code pos}
+   * that lies in data, or in a hole. Data is what written blocks hold (the engine converts unwritten
+   * extents as it writes into them, so an unwritten extent counts as a hole, as ext4 reports it);
+   * the end of file counts as a hole, and an inline-data file is data throughout. ENXIO when
+   * {@code pos} is at or past the end of file, or when SEEK_DATA finds no data after it; EINVAL for a
+   * negative {@code pos}.
+   */
+  public long seek(Inode inode, long pos, boolean data) throws IOException {
+    if (pos < 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "negative offset " + pos);
+    }
+    inode.rw.readLock().lock();
+    try {
+      RawInode raw = inode.snapshot();
+      long size = raw.sizeBytes();
+      if (pos >= size) {
+        throw new Ext4Exception(Errno.ENXIO, inode.ino, null, "offset " + pos + " is at or past the end of file (" + size + ")");
+      }
+      if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
+        return data ? pos : size;
+      }
+      List<Segment> segs;
+      inode.map.readLock().lock();
+      try {
+        segs = segments(inode, pos / bs, Math.ceilDiv(size, bs));
+      } finally {
+        inode.map.readLock().unlock();
+      }
+      for (Segment s : segs) {
+        if ((s.state() == Segment.State.WRITTEN) == data) {
+          return Math.min(size, Math.max(pos, s.lblk() * bs));
+        }
+      }
+      if (data) {
+        throw new Ext4Exception(Errno.ENXIO, inode.ino, null, "no data at or after offset " + pos);
+      }
+      return size;
+    } finally {
+      inode.rw.readLock().unlock();
+    }
+  }
+
   // ================================================================ read
 
   /**

@@ -210,24 +210,44 @@ final class EngineManifest {
     }
   }
 
-  /** The data segments of a big file: its written extents, merged, clipped; each hashed by a read. */
+  /**
+   * The data segments of a big file, found as the kernel's manifest finds them: SEEK_DATA, then
+   * SEEK_HOLE from there, to the end of file (the engine's {@link OpenFile#seekData}/{@link
+   * OpenFile#seekHole}); each hashed by a read, and checked against the written extents.
+   */
   private List<FsManifest.Segment> segments(OpenFile of, String path, Attributes a) throws IOException {
     int bs = a.blockSize();
     List<long[]> ranges = new ArrayList<>(); // {start, end} bytes
-    for (long[] e : fs.extents(a.ino())) {
-      if (e[3] != 0) {
-        continue; // unwritten
+    long off = 0;
+    while (off < a.size()) {
+      long start;
+      try {
+        start = of.seekData(off);
+      } catch (io.ext4j.fs.Ext4Exception e) {
+        assertThat(e.errno()).as("SEEK_DATA of %s at %d", path, off).isEqualTo(io.ext4j.fs.Errno.ENXIO);
+        break;
       }
+      long end = of.seekHole(start);
+      assertThat(end).as("SEEK_HOLE of %s after data at %d", path, start).isGreaterThan(start).isLessThanOrEqualTo(a.size());
+      ranges.add(new long[] {start, end});
+      off = end;
+    }
+    List<long[]> written = new ArrayList<>(); // the same from the extents: written ones, merged, clipped
+    for (long[] e : fs.extents(a.ino())) {
       long start = e[0] * bs;
       long end = Math.min((e[0] + e[2]) * bs, a.size());
-      if (start >= end) {
+      if (e[3] != 0 || start >= end) {
         continue;
       }
-      if (!ranges.isEmpty() && ranges.getLast()[1] == start) {
-        ranges.getLast()[1] = end;
+      if (!written.isEmpty() && written.getLast()[1] == start) {
+        written.getLast()[1] = end;
       } else {
-        ranges.add(new long[] {start, end});
+        written.add(new long[] {start, end});
       }
+    }
+    if ((a.flags() & io.ext4j.fs.format.RawInode.FL_EXTENTS) != 0) { // a block-mapped file has no extents to compare with
+      assertThat(ranges).as("%s: SEEK_DATA/SEEK_HOLE regions against the written extents", path)
+          .usingElementComparator(java.util.Arrays::compare).isEqualTo(written);
     }
     List<FsManifest.Segment> out = new ArrayList<>();
     for (long[] r : ranges) {
