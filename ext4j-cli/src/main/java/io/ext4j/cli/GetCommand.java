@@ -73,7 +73,7 @@ public final class GetCommand implements Callable<Integer> {
     } catch (IOException e) {
       throw target.failure(source, e);
     }
-    return 0;
+    return warnings.errors() == 0 ? 0 : Main.EXIT_FAILURE;
   }
 
   /** The bytes of the regular files under {@code a}, for the progress bar. */

@@ -35,8 +35,10 @@ import java.util.Map;
  * more links), permission bits, the host file's uid and gid, atime and mtime to the nanosecond (set
  * last, after contents and attributes; a directory's after its children), and extended attributes
  * ({@link HostFs#copiedXattr}). An existing non-directory at a destination name is replaced; an
- * existing directory is merged into. The first failure ends the copy (the image stays consistent:
- * each engine operation is atomic, and the caller closes it cleanly).
+ * existing directory is merged into. An entry that cannot be copied (a host file that cannot be read,
+ * a name the image refuses) is reported and skipped, as {@code cp -a} does, and the command then
+ * exits 1; a failure of the whole image (full, read-only, I/O error) ends the copy. Either way the
+ * image stays consistent: each engine operation is atomic, and the caller closes it cleanly.
  */
 final class HostToImage {
   static final int CHUNK = 1 << 20;
@@ -154,7 +156,14 @@ final class HostToImage {
     children.sort((a, b) -> Arrays.compareUnsigned(bytes(a.getFileName()), bytes(b.getFileName())));
     for (Path c : children) {
       String n = c.getFileName().toString();
-      copy(c, HostAttrs.of(c), dir, n.getBytes(StandardCharsets.UTF_8), DirListing.join(imgPath, n));
+      try {
+        copy(c, HostAttrs.of(c), dir, n.getBytes(StandardCharsets.UTF_8), DirListing.join(imgPath, n));
+      } catch (IOException e) {
+        if (!Warnings.entryOnly(e)) {
+          throw e;
+        }
+        warnings.error(Main.message(e instanceof CliException ? e : new CliException(c + ": " + Main.message(e), e)));
+      }
     }
   }
 
@@ -285,7 +294,7 @@ final class HostToImage {
       long before = src.remaining();
       long n = call(imgPath, () -> out.write(at + (len - src.remaining()), src));
       if (n <= 0 || src.remaining() == before) {
-        throw target.failure(imgPath, Errno.ENOSPC, null);
+        throw target.failure(imgPath, new Ext4Exception(Errno.ENOSPC, out.ino(), null, "short write"));
       }
     }
   }

@@ -33,7 +33,10 @@ import java.util.Map;
  * and they are skipped), extended attributes ({@link HostFs#copiedXattr}; one warning per kind the
  * host refuses), owners only as root, permission bits, and atime and mtime to the nanosecond, set
  * last (a directory's after its children). An existing host non-directory at a destination is
- * replaced; an existing directory is merged into. The first failure ends the copy.
+ * replaced; an existing directory is merged into. An entry that cannot be copied (the host refuses
+ * its name, a host directory that cannot be written) is reported and skipped, as {@code cp -a} does,
+ * and the command then exits 1; a failure of the whole image or host filesystem (corrupted, I/O error,
+ * full) ends the copy.
  */
 final class ImageToHost {
   static final int CHUNK = 1 << 20;
@@ -136,8 +139,15 @@ final class ImageToHost {
     for (DirEntry e : engine(imgPath, () -> DirListing.sorted(fs, dir, false))) {
       String name = e.nameString();
       String child = DirListing.join(imgPath, name);
-      Attributes a = engine(child, () -> fs.getattr(e.ino()));
-      copy(a, child, host.resolve(name));
+      try {
+        Attributes a = engine(child, () -> fs.getattr(e.ino()));
+        copy(a, child, host.resolve(name));
+      } catch (IOException x) {
+        if (!Warnings.entryOnly(x)) {
+          throw x;
+        }
+        warnings.error(Main.message(x instanceof CliException ? x : new CliException(host.resolve(name) + ": " + Main.message(x), x)));
+      }
     }
   }
 

@@ -82,7 +82,7 @@ public final class PutCommand implements Callable<Integer> {
       }
       new HostToImage(fs, target, ImageTarget.isRoot(), warnings, progress).copy(source, h, dir, name, imgPath);
     }
-    return 0;
+    return warnings.errors() == 0 ? 0 : Main.EXIT_FAILURE;
   }
 
   /** The bytes of the regular files under {@code root}, for the progress bar. */

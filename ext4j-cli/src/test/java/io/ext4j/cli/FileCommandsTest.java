@@ -104,6 +104,37 @@ class FileCommandsTest {
   // ------------------------------------------------------------------ info
 
   @Test
+  void putR_skipsAnEntryTheImageRefuses_copiesTheRest_andExits1() throws Exception {
+    Path src = Files.createDirectories(tmp.resolve("refused/sub"));
+    Files.writeString(src.resolve("before.txt"), "before\n");
+    Files.createSymbolicLink(src.resolve("long-link"), Path.of("t".repeat(2000))); // more than a 1 KiB block holds
+    Files.writeString(src.resolve("z-after.txt"), "after\n");
+    Cli c = Cli.run("put", "-r", s(img), s(tmp.resolve("refused")), "/r");
+    assertThat(c.exitCode()).as(c.err()).isEqualTo(1);
+    assertThat(c.err().lines()).as(c.err()).hasSize(1).allSatisfy(l -> assertThat(l).startsWith("ext4j: /r/sub/long-link: "));
+    assertThat(ok("cat", s(img), "/r/sub/before.txt").out()).isEqualTo("before\n");
+    assertThat(ok("cat", s(img), "/r/sub/z-after.txt").out()).isEqualTo("after\n");
+    assertThat(Cli.run("stat", s(img), "/r/sub/long-link").exitCode()).isEqualTo(1);
+    Tools.assertE2fsckClean(img);
+  }
+
+  @Test
+  void getR_skipsAnEntryTheHostRefuses_copiesTheRest_andExits1() throws Exception {
+    ok("mkdir", "-p", s(img), "/g/a-dir");
+    Path f = Files.writeString(tmp.resolve("f.txt"), "file\n");
+    ok("put", s(img), s(f), "/g/a-dir/inner.txt");
+    ok("put", s(img), s(f), "/g/b.txt");
+    Path out = Files.createDirectories(tmp.resolve("out/g"));
+    Files.writeString(out.resolve("a-dir"), "in the way\n"); // a host file where the image has a directory
+    Cli c = Cli.run("get", "-r", s(img), "/g", s(tmp.resolve("out")));
+    assertThat(c.exitCode()).as(c.err()).isEqualTo(1);
+    assertThat(c.err().lines()).as(c.err()).hasSize(1)
+        .allSatisfy(l -> assertThat(l).contains("a-dir: cannot overwrite a non-directory with directory /g/a-dir"));
+    assertThat(out.resolve("b.txt")).hasContent("file");
+    assertThat(out.resolve("a-dir")).hasContent("in the way");
+  }
+
+  @Test
   void info_printsEveryFieldDumpe2fsHPrints_withTheSameValue() throws Exception {
     for (String[] opts : List.of(new String[] {"-b", "4096", "-O", "metadata_csum_seed,orphan_file"},
         new String[] {"-b", "1024", "-O", "^64bit,^metadata_csum,^flex_bg"})) {
