@@ -206,6 +206,12 @@ final class HostToImage {
         }
       }
     }
+    List<String> have = h.type() == Formats.S_IFLNK ? List.of() : call(imgPath, () -> fs.listxattr(ino));
+    for (String acl : List.of("system.posix_acl_access", "system.posix_acl_default")) {
+      if (!values.containsKey(acl) && have.contains(acl)) {
+        act(imgPath, () -> fs.removexattr(ino, acl)); // inherited from the image directory's default ACL: the source has none
+      }
+    }
     for (Map.Entry<String, byte[]> e : values.entrySet()) {
       try {
         fs.setxattr(ino, e.getKey(), e.getValue(), 0);

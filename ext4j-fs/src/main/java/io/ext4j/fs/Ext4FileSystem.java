@@ -14,6 +14,7 @@ import io.ext4j.fs.core.SuperblockState;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.file.FileIo;
 import io.ext4j.fs.format.Ext4Superblock;
+import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.format.XattrName;
 import io.ext4j.fs.inode.Inode;
@@ -22,6 +23,7 @@ import io.ext4j.fs.meta.MetaStore;
 import io.ext4j.fs.meta.Tx;
 import io.ext4j.fs.meta.UnjournaledStore;
 import io.ext4j.fs.orphan.Orphans;
+import io.ext4j.fs.xattr.AclRules;
 import io.ext4j.fs.xattr.Xattrs;
 import io.ext4j.jbd2.Journal;
 import io.ext4j.jbd2.JournalOptions;
@@ -91,7 +93,7 @@ public final class Ext4FileSystem implements AutoCloseable {
     this.dirs = new Directory(fs, io);
     this.xattrs = new Xattrs(fs);
     this.life = new InodeLife(fs, io, orphans, xattrs, options.generations());
-    this.names = new Namespace(fs, dirs, io, life, orphans);
+    this.names = new Namespace(fs, dirs, io, life, orphans, xattrs);
   }
 
   // ============================================================ open and close
@@ -499,7 +501,13 @@ public final class Ext4FileSystem implements AutoCloseable {
     });
   }
 
-  /** Creates a regular file. */
+  /**
+   * Creates a regular file with permission bits {@code perms}, used as given: a caller applies its
+   * umask first, except under a directory with a default ACL, where (as on Linux) the umask does not
+   * apply and the new inode's access ACL and bits come from the default ACL limited by {@code perms}.
+   * The same holds for {@link #mknod} and {@link #mkdir} (a new directory also inherits the default
+   * ACL itself).
+   */
   public Attributes create(long dir, byte[] name, int perms, Caller who) throws IOException {
     return make(dir, name, RawInode.S_IFREG | (perms & 07777), 0, null, who);
   }
@@ -602,7 +610,8 @@ public final class Ext4FileSystem implements AutoCloseable {
           || c.ctime() != null || c.crtime() != null;
       if (other) {
         i.rw.writeLock().lock();
-        try (Tx tx = fs.meta.begin(2, 0)) {
+        byte[] acl = c.mode() != null && i.fileType() != RawInode.S_IFLNK ? xattrs.get(i, ACCESS_ACL) : null;
+        try (Tx tx = fs.meta.begin(acl == null ? 2 : 12, 0)) {
           Instant now = fs.clock.now();
           i.fields.lock();
           try {
@@ -630,6 +639,9 @@ public final class Ext4FileSystem implements AutoCloseable {
             i.fields.unlock();
           }
           fs.writeInode(tx, i, false);
+          if (acl != null) { // chmod rewrites the access ACL's entries that mirror the permission bits
+            xattrs.set(tx, i, ACCESS_ACL, PosixAcl.toVfs(AclRules.chmod(PosixAcl.parseVfs(acl), c.mode())), 0);
+          }
         } finally {
           i.rw.writeLock().unlock();
         }
@@ -815,13 +827,53 @@ public final class Ext4FileSystem implements AutoCloseable {
     });
   }
 
-  /** Sets an extended attribute; {@code flags} as setxattr's (1 CREATE, 2 REPLACE). */
+  /**
+   * Sets an extended attribute; {@code flags} as setxattr's (1 CREATE, 2 REPLACE). POSIX ACLs behave as
+   * on Linux: setting {@code system.posix_acl_access} also sets the permission bits from it (and an
+   * ACL the bits express fully is not stored, only the bits); a default ACL only on a directory
+   * (EACCES otherwise); neither on a symbolic link (EOPNOTSUPP). The setgid bit is left as it is
+   * (the kernel clears it when the caller is outside the file's group: a permission check, the
+   * adapters' business).
+   */
   public void setxattr(long ino, String name, byte[] value, int flags) throws IOException {
     XattrName n = xattrName(ino, name);
+    boolean access = n.equals(ACCESS_ACL);
+    List<PosixAcl.Entry> entries = null;
+    if (access || n.equals(DEFAULT_ACL)) {
+      try {
+        entries = PosixAcl.parseVfs(value);
+      } catch (IllegalArgumentException e) {
+        throw new Ext4Exception(Errno.EINVAL, ino, name, "invalid POSIX ACL: " + e.getMessage());
+      }
+    }
+    List<PosixAcl.Entry> acl = entries;
     retryingEnospc(() -> with(ino, i -> {
       fs.checkWritable();
+      if (acl != null && i.fileType() == RawInode.S_IFLNK) {
+        throw new Ext4Exception(Errno.EOPNOTSUPP, ino, name, "symbolic links have no ACLs");
+      }
+      if (acl != null && !access && !i.isDirectory()) {
+        throw new Ext4Exception(Errno.EACCES, ino, name, "only a directory has a default ACL");
+      }
       i.rw.writeLock().lock();
-      try (Tx tx = fs.meta.begin(10, 2)) {
+      try (Tx tx = fs.meta.begin(acl != null ? 12 : 10, 2)) {
+        if (access) {
+          i.fields.lock();
+          try {
+            RawInode r = i.raw();
+            r.mode((r.mode() & ~0777) | AclRules.modeOf(acl));
+            r.time(RawInode.Time.CTIME, fs.clock.now());
+          } finally {
+            i.fields.unlock();
+          }
+          fs.writeInode(tx, i, false);
+          if (!AclRules.extended(acl)) { // the bits say it all: no ACL kept, as the kernel does
+            if (xattrs.get(i, n) != null) {
+              xattrs.remove(tx, i, n);
+            }
+            return null;
+          }
+        }
         xattrs.set(tx, i, n, value, flags);
       } finally {
         i.rw.writeLock().unlock();
@@ -856,6 +908,9 @@ public final class Ext4FileSystem implements AutoCloseable {
       return null;
     });
   }
+
+  private static final XattrName ACCESS_ACL = XattrName.of(XattrName.POSIX_ACL_ACCESS, "");
+  private static final XattrName DEFAULT_ACL = XattrName.of(XattrName.POSIX_ACL_DEFAULT, "");
 
   private static XattrName xattrName(long ino, String name) throws Ext4Exception {
     try {

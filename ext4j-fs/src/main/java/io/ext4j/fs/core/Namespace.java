@@ -7,10 +7,14 @@ import io.ext4j.fs.RenameMode;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.extent.Extent;
 import io.ext4j.fs.file.FileIo;
+import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;
+import io.ext4j.fs.format.XattrName;
 import io.ext4j.fs.inode.Inode;
 import io.ext4j.fs.meta.Tx;
 import io.ext4j.fs.orphan.Orphans;
+import io.ext4j.fs.xattr.AclRules;
+import io.ext4j.fs.xattr.Xattrs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -48,14 +52,42 @@ public final class Namespace {
   private final FileIo io;
   private final InodeLife life;
   private final Orphans orphans;
+  private final Xattrs xattrs;
   private final ReentrantLock renameLock = new ReentrantLock();
 
-  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans) {
+  static final XattrName ACCESS_ACL = XattrName.of(XattrName.POSIX_ACL_ACCESS, "");
+  static final XattrName DEFAULT_ACL = XattrName.of(XattrName.POSIX_ACL_DEFAULT, "");
+  private static final int ACL_CREDITS = 12; // up to two attribute blocks (the new one, the old one's refcount) and the inode
+
+  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs) {
     this.fs = fs;
     this.dirs = dirs;
     this.io = io;
     this.life = life;
     this.orphans = orphans;
+    this.xattrs = xattrs;
+  }
+
+  /**
+   * What a new inode of {@code mode} inherits from {@code dir}'s default ACL (null when it has none,
+   * or for a symlink, which never has ACLs). Caller holds {@code dir}'s rw lock.
+   */
+  private AclRules.Inherited inherited(Inode dir, int mode) throws IOException {
+    if ((mode & RawInode.S_IFMT) == RawInode.S_IFLNK) {
+      return null;
+    }
+    byte[] dflt = xattrs.get(dir, DEFAULT_ACL);
+    return dflt == null ? null : AclRules.inherit(PosixAcl.parseVfs(dflt), mode);
+  }
+
+  /** Stores what a new inode inherited: its access ACL, and for a directory the default ACL itself. */
+  private void storeInherited(Tx tx, Inode dir, Inode child, AclRules.Inherited inh) throws IOException {
+    if (inh.access() != null) {
+      xattrs.set(tx, child, ACCESS_ACL, PosixAcl.toVfs(inh.access()), 0);
+    }
+    if (child.isDirectory()) {
+      xattrs.set(tx, child, DEFAULT_ACL, xattrs.get(dir, DEFAULT_ACL), 0);
+    }
   }
 
   /** Checks a name for an entry to create or remove: 1–255 bytes, no '/' or NUL, not "." or "..". */
@@ -118,9 +150,13 @@ public final class Namespace {
       }
       boolean slowLink = type == RawInode.S_IFLNK && target.length >= 60;
       boolean extents = type == RawInode.S_IFREG || slowLink;
-      try (Tx tx = fs.meta.begin(credits(dir), 0)) {
-        Inode child = life.create(tx, dir, mode, who, extents);
+      AclRules.Inherited inh = inherited(dir, mode);
+      try (Tx tx = fs.meta.begin(credits(dir) + (inh == null ? 0 : ACL_CREDITS), 0)) {
+        Inode child = life.create(tx, dir, inh == null ? mode : inh.mode(), who, extents);
         try {
+          if (inh != null) {
+            storeInherited(tx, dir, child, inh);
+          }
           if (type == RawInode.S_IFCHR || type == RawInode.S_IFBLK) {
             child.fields.lock();
             try {
@@ -217,9 +253,13 @@ public final class Namespace {
         throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
       }
       checkLinkRoom(dir);
-      try (Tx tx = fs.meta.begin(credits(dir) + 8, 0)) {
-        Inode child = life.create(tx, dir, RawInode.S_IFDIR | (mode & 07777), who, true);
+      AclRules.Inherited inh = inherited(dir, RawInode.S_IFDIR | (mode & 07777));
+      try (Tx tx = fs.meta.begin(credits(dir) + 8 + (inh == null ? 0 : 2 * ACL_CREDITS), 0)) {
+        Inode child = life.create(tx, dir, inh == null ? RawInode.S_IFDIR | (mode & 07777) : inh.mode(), who, true);
         try {
+          if (inh != null) {
+            storeInherited(tx, dir, child, inh);
+          }
           dirs.init(tx, child, dir.ino);
           fs.writeInode(tx, child, true);
           dirs.add(tx, dir, name, child.ino, dirs.typeOf(RawInode.S_IFDIR));

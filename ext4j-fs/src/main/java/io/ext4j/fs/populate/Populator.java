@@ -67,6 +67,10 @@ public final class Populator {
   private long specials;
   private long bytes;
   private byte[] chunk; // the copy buffer of writeContents, made on first use
+  private final java.util.Set<Long> defaultAcls = new java.util.HashSet<>(); // directories whose new entries inherit an ACL
+
+  static final String ACCESS_ACL = "system.posix_acl_access";
+  static final String DEFAULT_ACL = "system.posix_acl_default";
 
   private Populator(Ext4FileSystem fs, Options options, int blockSize) {
     this.fs = fs;
@@ -78,6 +82,9 @@ public final class Populator {
   public static Summary copy(Ext4FileSystem fs, TreeSource source, long target, Options options) throws IOException {
     Populator p = new Populator(fs, options, fs.getattr(Ext4FileSystem.ROOT).blockSize());
     p.inodes.put("", target);
+    if (fs.listxattr(target).contains(DEFAULT_ACL)) {
+      p.defaultAcls.add(target);
+    }
     source.entries(p::add);
     for (int i = p.dirTimes.size() - 1; i >= 0; i--) { // deepest last-listed first; each after its children
       Object[] t = p.dirTimes.get(i);
@@ -151,6 +158,9 @@ public final class Populator {
     }
     inodes.put(key(e.path()), ino);
     setXattrs(ino, e);
+    if (defaultAcls.contains(parent) && e.kind() != TreeEntry.Kind.SYMLINK) {
+      undoInherited(ino, e);
+    }
     if (e.kind() == TreeEntry.Kind.DIR) {
       dirTimes.add(new Object[] {ino, clamp(e.atime()), clamp(e.mtime()), clamp(e.ctime())});
     } else {
@@ -168,6 +178,28 @@ public final class Populator {
   private void setXattrs(long ino, TreeEntry e) throws IOException {
     for (Map.Entry<String, byte[]> x : e.xattrs().entrySet()) {
       fs.setxattr(ino, x.getKey(), x.getValue(), 0);
+    }
+    if (e.kind() == TreeEntry.Kind.DIR && e.xattrs().containsKey(DEFAULT_ACL)) {
+      defaultAcls.add(ino);
+    }
+  }
+
+  /**
+   * An entry made under a directory with a default ACL inherited ACLs and bits from it (as on Linux);
+   * the copy is to match the source instead: ACLs the source lacks are removed, its bits set.
+   */
+  private void undoInherited(long ino, TreeEntry e) throws IOException {
+    List<String> have = fs.listxattr(ino);
+    for (String acl : List.of(ACCESS_ACL, DEFAULT_ACL)) {
+      if (have.contains(acl) && !e.xattrs().containsKey(acl)) {
+        fs.removexattr(ino, acl);
+        if (acl.equals(DEFAULT_ACL)) {
+          defaultAcls.remove(ino);
+        }
+      }
+    }
+    if (fs.getattr(ino).permissions() != e.perms()) {
+      fs.setattr(ino, SetAttributes.none().withMode(e.perms()));
     }
   }
 

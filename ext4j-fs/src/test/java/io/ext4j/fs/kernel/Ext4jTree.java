@@ -262,7 +262,7 @@ final class Ext4jTree {
         {4, 4, -1}, {8, 5, 100}, {0x10, 6, -1}, {0x20, 0, -1}}));
     Node aclDir = dir(xd, "acl-dir");
     setattr(aclDir, SetAttributes.none().withMode(0750));
-    xattr(aclDir, "system.posix_acl_access", acl(new int[][] {{1, 7, -1}, {4, 5, -1}, {0x20, 0, -1}}));
+    xattr(aclDir, "system.posix_acl_access", acl(new int[][] {{1, 7, -1}, {4, 5, -1}, {8, 5, 100}, {0x10, 5, -1}, {0x20, 0, -1}}));
     xattr(aclDir, "system.posix_acl_default", acl(new int[][] {{1, 7, -1}, {2, 7, 1000}, {4, 5, -1}, {0x10, 7, -1},
         {0x20, 5, -1}}));
     // --- /times

@@ -181,10 +181,30 @@ final class TreeWorkload {
     }
   }
 
-  private Node made(Node dir, String name, char type, Attributes a) {
+  static final String ACCESS_ACL = FsManifest.escape(b("system.posix_acl_access"));
+  static final String DEFAULT_ACL = FsManifest.escape(b("system.posix_acl_default"));
+
+  /**
+   * The model of a new entry made with permission bits {@code asked}: under a directory with a
+   * default ACL (not for a symlink) it inherits as on Linux — an access ACL and bits limited by the
+   * default ACL, a directory also the default ACL itself; a setgid directory's group, and for a
+   * directory its setgid bit.
+   */
+  private Node made(Node dir, String name, char type, int asked, Attributes a) {
     Node n = new Node(type);
     n.ino = a.ino();
-    n.perms = a.permissions();
+    n.perms = asked;
+    byte[] dflt = type == 'l' ? null : dir.xattrs.get(DEFAULT_ACL);
+    if (dflt != null) {
+      io.ext4j.fs.xattr.AclRules.Inherited inh = io.ext4j.fs.xattr.AclRules.inherit(io.ext4j.fs.format.PosixAcl.parseVfs(dflt), asked);
+      n.perms = inh.mode() & 07777;
+      if (inh.access() != null) {
+        n.xattrs.put(ACCESS_ACL, io.ext4j.fs.format.PosixAcl.toVfs(inh.access()));
+      }
+      if (type == 'd') {
+        n.xattrs.put(DEFAULT_ACL, dflt);
+      }
+    }
     n.uid = 0;
     n.gid = (dir.perms & 02000) != 0 ? dir.gid : 0; // a setgid directory's group wins
     if (type == 'd') {
@@ -200,6 +220,7 @@ final class TreeWorkload {
       n.data = new byte[0];
     }
     dir.put(FsManifest.escape(b(name)), n);
+    assertThat(a.permissions()).as("permission bits of new %s", name).isEqualTo(n.perms);
     assertThat(a.uid()).as("owner of new %s", name).isEqualTo(n.uid);
     assertThat(a.gid()).as("group of new %s", name).isEqualTo(n.gid);
     return n;
@@ -209,9 +230,8 @@ final class TreeWorkload {
     Node d = dir();
     String name = newName();
     int perms = r.nextInt(4) == 0 ? r.nextInt(010000) : 0644;
-    Node n = made(d, name, 'f', fs.create(d.ino, b(name), perms, Caller.ROOT));
+    Node n = made(d, name, 'f', perms, fs.create(d.ino, b(name), perms, Caller.ROOT));
     detail = "inode " + n.ino;
-    assertThat(n.perms).isEqualTo(perms);
     if (r.nextBoolean()) {
       writeAt(n, r.nextInt(3) == 0 ? r.nextInt(1 << 20) : 0, 1 + r.nextInt(r.nextBoolean() ? 100 : 40_000));
     }
@@ -221,7 +241,7 @@ final class TreeWorkload {
   private void mkdir() throws IOException {
     Node d = dir();
     String name = newName();
-    made(d, name, 'd', fs.mkdir(d.ino, b(name), 0755, Caller.ROOT));
+    made(d, name, 'd', 0755, fs.mkdir(d.ino, b(name), 0755, Caller.ROOT));
     count("mkdir");
   }
 
@@ -476,9 +496,8 @@ final class TreeWorkload {
     String name = newName();
     int max = fs.statfs().blockSize() - 1;
     byte[] target = b("../".repeat(r.nextInt(3)) + "t".repeat(1 + r.nextInt(r.nextBoolean() ? 58 : Math.min(max - 7, 1500))));
-    Node n = made(d, name, 'l', fs.symlink(d.ino, b(name), target, Caller.ROOT));
+    Node n = made(d, name, 'l', 0777, fs.symlink(d.ino, b(name), target, Caller.ROOT));
     n.target = target;
-    n.perms = 0777;
     assertThat(fs.readlink(n.ino)).isEqualTo(target);
     count("symlink");
   }
@@ -491,7 +510,7 @@ final class TreeWorkload {
     int major = kind >= 2 ? r.nextInt(4096) : 0;
     int minor = kind >= 2 ? (r.nextBoolean() ? r.nextInt(256) : r.nextInt(1 << 20)) : 0;
     long rdev = kind >= 2 ? InodeLife.encodeRdev(major, minor) : 0;
-    Node n = made(d, name, "pscb".charAt(kind), fs.mknod(d.ino, b(name), type | 0640, rdev, Caller.ROOT));
+    Node n = made(d, name, "pscb".charAt(kind), 0640, fs.mknod(d.ino, b(name), type | 0640, rdev, Caller.ROOT));
     n.major = major;
     n.minor = minor;
     count("mknod");
@@ -542,6 +561,11 @@ final class TreeWorkload {
         int perms = r.nextInt(010000);
         fs.setattr(x.ino, SetAttributes.none().withMode(perms));
         x.perms = perms;
+        byte[] acl = x.xattrs.get(ACCESS_ACL);
+        if (acl != null) { // chmod rewrites the ACL entries that mirror the bits, as on Linux
+          x.xattrs.put(ACCESS_ACL, io.ext4j.fs.format.PosixAcl.toVfs(
+              io.ext4j.fs.xattr.AclRules.chmod(io.ext4j.fs.format.PosixAcl.parseVfs(acl), perms)));
+        }
         count("chmod");
       }
       case 1 -> {
