@@ -48,6 +48,35 @@ class MkfsFsckCommandTest {
   }
 
   @Test
+  void mkfsD_underAHostDefaultAcl_keepsEachEntrysOwnAcl_notWhatTheImageWouldInherit() throws Exception {
+    Path d = Files.createDirectories(tmp.resolve("acltree/d"));
+    Path plain = Files.writeString(d.resolve("plain"), "made before the default ACL\n");
+    Files.setPosixFilePermissions(plain, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+    byte[] dflt = io.ext4j.fs.format.PosixAcl.toVfs(List.of(new io.ext4j.fs.format.PosixAcl.Entry(1, 7, -1),
+        new io.ext4j.fs.format.PosixAcl.Entry(2, 5, 1000), new io.ext4j.fs.format.PosixAcl.Entry(4, 5, -1),
+        new io.ext4j.fs.format.PosixAcl.Entry(0x10, 7, -1), new io.ext4j.fs.format.PosixAcl.Entry(0x20, 4, -1)));
+    io.ext4j.fs.populate.HostFs.setXattr(d, "system.posix_acl_default", dflt);
+    Path inherits = Files.writeString(d.resolve("inherits"), "made after\n"); // the host gives it an access ACL
+    byte[] hostAcl = io.ext4j.fs.populate.HostFs.getXattr(inherits, "system.posix_acl_access");
+    assertThat(hostAcl).as("the host filesystem inherits default ACLs").isNotNull();
+    Path img = tmp.resolve("acl.img");
+    Cli r = Cli.run("mkfs", "-d", tmp.resolve("acltree").toString(), img.toString(), "32M");
+    assertThat(r.exitCode()).as("mkfs -d: %s%s", r.out(), r.err()).isZero();
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build())) {
+      io.ext4j.fs.PathWalker w = new io.ext4j.fs.PathWalker(fs);
+      var p = w.resolve("/d/plain", io.ext4j.fs.PathWalker.Follow.NO_FOLLOW);
+      assertThat(p.permissions()).isEqualTo(0640);
+      assertThat(fs.listxattr(p.ino())).doesNotContain("system.posix_acl_access");
+      var i = w.resolve("/d/inherits", io.ext4j.fs.PathWalker.Follow.NO_FOLLOW);
+      assertThat(fs.getxattr(i.ino(), "system.posix_acl_access")).isEqualTo(hostAcl);
+      assertThat(i.permissions()).isEqualTo(Files.readAttributes(inherits, java.nio.file.attribute.PosixFileAttributes.class)
+          .permissions().stream().mapToInt(x -> 1 << (8 - x.ordinal())).sum());
+      assertThat(fs.getxattr(w.resolve("/d", io.ext4j.fs.PathWalker.Follow.FOLLOW).ino(), "system.posix_acl_default")).isEqualTo(dflt);
+    }
+    Tools.assertE2fsckClean(img);
+  }
+
+  @Test
   void train_runsEveryStep_andLeavesAnImageE2fsckFindsClean() throws Exception {
     Path src = Files.createDirectories(tmp.resolve("src/d"));
     Files.writeString(src.resolve("f.txt"), "train\n");
