@@ -452,6 +452,29 @@ public final class FileBlockDevice implements BlockDevice {
     }
   }
 
+  /**
+   * Takes an exclusive advisory lock on the whole file (fcntl on Linux), so that a second writer —
+   * another process, or another open in this JVM — is refused with an IOException naming the file.
+   * Released by {@link #close}. (The JDK's file locks belong to the process: closing any other
+   * channel this JVM has open on the same file may release it too.)
+   *
+   * @throws IOException if the device is read-only, or another holder has the file locked
+   */
+  public void lockExclusive() throws IOException {
+    if (readOnly) {
+      throw new IOException(name + ": a read-only device cannot take an exclusive lock");
+    }
+    java.nio.channels.FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      throw new IOException(name + ": already open for writing in this process");
+    }
+    if (lock == null) {
+      throw new IOException(name + ": in use by another process (it holds the image's lock)");
+    }
+  }
+
   /** Closes the channel without flushing. */
   @Override
   public void close() throws IOException {

@@ -99,7 +99,12 @@ public final class Ext4FileSystem implements AutoCloseable {
   // ============================================================ open and close
 
   /**
-   * Opens the ext4 image or block device at {@code image}.
+   * Opens the ext4 image or block device at {@code image}. A read-write open takes an exclusive
+   * lock on the file: a second read-write open, in this JVM or another process that locks it the same
+   * way, fails with an IOException naming the image; read-only opens take no lock (as debugfs reads a
+   * mounted device). The lock is the JDK's (fcntl), which the process holds as a whole: in this JVM it
+   * is always enforced, but once this JVM closes any other channel on the same file the operating
+   * system may drop it for other processes.
    *
    * @throws java.nio.file.NoSuchFileException if it does not exist
    * @throws Ext4FormatException if it is not ext4, uses features ext4j cannot open, or a structure
@@ -112,6 +117,9 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
     FileBlockDevice dev = FileBlockDevice.open(image, bs, FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()));
     try {
+      if (!options.readOnly()) {
+        dev.lockExclusive(); // one writer per image; read-only opens (like debugfs) are not refused
+      }
       return open(dev, options, true);
     } catch (IOException | RuntimeException e) {
       try {
