@@ -1,8 +1,6 @@
 package io.ext4j.fs.format;
 
 import io.ext4j.block.Crc32c;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -54,11 +52,8 @@ public final class DirBlock {
     return (8 + nameLen + 3) & ~3;
   }
 
-  private static final VarHandle LE16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LE32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-
   public static int getRecLen(byte[] b, int off, int bs) {
-    int len = Short.toUnsignedInt((short) LE16.get(b, off + 4));
+    int len = LittleEndian.le16(b, off + 4);
     if (bs < 65536) {
       return len;
     }
@@ -73,7 +68,7 @@ public final class DirBlock {
     if (bs >= 65536) {
       stored = len == 65536 ? 0xFFFF : (len & 0xFFFC) | ((len >> 16) & 3);
     }
-    LE16.set(b, off + 4, (short) stored);
+    LittleEndian.putLe16(b, off + 4, stored);
   }
 
   private static ByteBuffer le(byte[] b) {
@@ -117,7 +112,7 @@ public final class DirBlock {
     int off = 0;
     while (off < usable) {
       int rec = checkEntry(b, bs, usable, off);
-      long ino = Integer.toUnsignedLong((int) LE32.get(b, off));
+      long ino = Integer.toUnsignedLong(LittleEndian.le32(b, off));
       int nameLen = b[off + 6] & 0xFF;
       byte[] name = Arrays.copyOfRange(b, off + 8, off + 8 + Math.min(nameLen, rec - 8));
       out.add(new Entry(off, ino, rec, b[off + 7] & 0xFF, name));
@@ -131,7 +126,7 @@ public final class DirBlock {
     if (off + 8 > usable) {
       throw new Malformed("directory entry at offset " + off + " does not fit before " + usable);
     }
-    long ino = Integer.toUnsignedLong((int) LE32.get(b, off));
+    long ino = Integer.toUnsignedLong(LittleEndian.le32(b, off));
     int rec = getRecLen(b, off, bs);
     int nameLen = b[off + 6] & 0xFF;
     if (rec < 12 || rec % 4 != 0 || off + rec > usable) {
@@ -154,7 +149,7 @@ public final class DirBlock {
     int off = 0;
     while (off < usable) {
       int rec = checkEntry(b, bs, usable, off);
-      if ((int) LE32.get(b, off) != 0 && (b[off + 6] & 0xFF) == name.length
+      if (LittleEndian.le32(b, off) != 0 && (b[off + 6] & 0xFF) == name.length
           && Arrays.equals(b, off + 8, off + 8 + name.length, name, 0, name.length)) {
         return off;
       }
@@ -165,7 +160,7 @@ public final class DirBlock {
 
   /** The inode number of the entry at {@code off}. */
   public static long inodeAt(byte[] b, int off) {
-    return Integer.toUnsignedLong((int) LE32.get(b, off));
+    return Integer.toUnsignedLong(LittleEndian.le32(b, off));
   }
 
   /** The file type byte of the entry at {@code off}. */
@@ -182,7 +177,7 @@ public final class DirBlock {
     int off = 0;
     while (off < usable) {
       int rec = checkEntry(b, bs, usable, off);
-      boolean free = (int) LE32.get(b, off) == 0;
+      boolean free = LittleEndian.le32(b, off) == 0;
       int used = free ? 0 : minRecLen(b[off + 6] & 0xFF);
       if (rec - used >= need) {
         return off;
@@ -238,7 +233,7 @@ public final class DirBlock {
       return -1;
     }
     int rec = getRecLen(b, off, bs);
-    if ((int) LE32.get(b, off) == 0) {
+    if (LittleEndian.le32(b, off) == 0) {
       writeEntry(b, off, ino, rec, name, type, bs);
       return off;
     }

@@ -28,11 +28,6 @@ public final class DxBlock {
 
   private DxBlock() {}
 
-  private static final java.lang.invoke.VarHandle LE16 =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-  private static final java.lang.invoke.VarHandle LE32 =
-      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
-
   private static ByteBuffer le(byte[] b) {
     return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
   }
@@ -42,29 +37,29 @@ public final class DxBlock {
   }
 
   public static int limit(byte[] b, int c) {
-    return Short.toUnsignedInt(((short) LE16.get(b, c)));
+    return LittleEndian.le16(b, c);
   }
 
   public static int count(byte[] b, int c) {
-    return Short.toUnsignedInt(((short) LE16.get(b, c + 2)));
+    return LittleEndian.le16(b, c + 2);
   }
 
   public static void setCount(byte[] b, int c, int count) {
-    LE16.set(b, c + 2, (short) count);
+    LittleEndian.putLe16(b, c + 2, count);
   }
 
   public static void setLimit(byte[] b, int c, int limit) {
-    LE16.set(b, c, (short) limit);
+    LittleEndian.putLe16(b, c, limit);
   }
 
   /** Entry i's hash (entry 0: 0). */
   public static int hash(byte[] b, int c, int i) {
-    return i == 0 ? 0 : (int) LE32.get(b, c + 8 * i);
+    return i == 0 ? 0 : LittleEndian.le32(b, c + 8 * i);
   }
 
   /** Entry i's logical block (low 28 bits, as the format masks it). */
   public static long block(byte[] b, int c, int i) {
-    return Integer.toUnsignedLong((int) LE32.get(b, c + 8 * i + 4)) & 0x0FFFFFFFL;
+    return Integer.toUnsignedLong(LittleEndian.le32(b, c + 8 * i + 4)) & 0x0FFFFFFFL;
   }
 
   public static void setEntry(byte[] b, int c, int i, int hash, long block) {
@@ -102,7 +97,7 @@ public final class DxBlock {
   }
 
   public static int reservedZero(byte[] root) {
-    return (int) LE32.get(root, 24);
+    return LittleEndian.le32(root, 24);
   }
 
   public static int unusedFlags(byte[] root) {
@@ -136,7 +131,7 @@ public final class DxBlock {
    * the kernel reach nodes only through the index).
    */
   public static boolean looksLikeNode(byte[] b, int bs) {
-    return (int) LE32.get(b, 0) == 0 && DirBlock.getRecLen(b, 0, bs) == bs && b[6] == 0;
+    return LittleEndian.le32(b, 0) == 0 && DirBlock.getRecLen(b, 0, bs) == bs && b[6] == 0;
   }
 
   // ---------------------------------------------------------------- checksum
@@ -152,12 +147,12 @@ public final class DxBlock {
 
   public static void setChecksum(byte[] b, int c, int inodeSeed) {
     int tail = c + 8 * limit(b, c);
-    LE32.set(b, tail, 0);
-    LE32.set(b, tail + 4, checksum(b, c, inodeSeed));
+    LittleEndian.putLe32(b, tail, 0);
+    LittleEndian.putLe32(b, tail + 4, checksum(b, c, inodeSeed));
   }
 
   public static int storedChecksum(byte[] b, int c) {
-    return (int) LE32.get(b, c + 8 * limit(b, c) + 4);
+    return LittleEndian.le32(b, c + 8 * limit(b, c) + 4);
   }
 
   /** Whether the tail fits in the block after {@code limit} entries. */
