@@ -9,6 +9,7 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.SetAttributes;
 import io.ext4j.fs.populate.HostFs;
+import io.ext4j.fs.populate.Populator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -159,10 +160,7 @@ final class HostToImage {
       try {
         copy(c, HostAttrs.of(c), dir, n.getBytes(StandardCharsets.UTF_8), DirListing.join(imgPath, n));
       } catch (IOException e) {
-        if (!Warnings.entryOnly(e)) {
-          throw e;
-        }
-        warnings.error(Main.message(e instanceof CliException ? e : new CliException(c + ": " + Main.message(e), e)));
+        warnings.skipOrThrow(e, c);
       }
     }
   }
@@ -206,11 +204,8 @@ final class HostToImage {
         }
       }
     }
-    List<String> have = h.type() == Formats.S_IFLNK ? List.of() : call(imgPath, () -> fs.listxattr(ino));
-    for (String acl : List.of("system.posix_acl_access", "system.posix_acl_default")) {
-      if (!values.containsKey(acl) && have.contains(acl)) {
-        act(imgPath, () -> fs.removexattr(ino, acl)); // inherited from the image directory's default ACL: the source has none
-      }
+    if (h.type() != Formats.S_IFLNK) { // what it inherited from the image directory's default ACL but the source lacks
+      call(imgPath, () -> Populator.removeAclsNotIn(fs, ino, values.keySet()));
     }
     for (Map.Entry<String, byte[]> e : values.entrySet()) {
       try {

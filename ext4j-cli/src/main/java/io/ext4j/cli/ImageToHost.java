@@ -143,10 +143,7 @@ final class ImageToHost {
         Attributes a = engine(child, () -> fs.getattr(e.ino()));
         copy(a, child, host.resolve(name));
       } catch (IOException x) {
-        if (!Warnings.entryOnly(x)) {
-          throw x;
-        }
-        warnings.error(Main.message(x instanceof CliException ? x : new CliException(host.resolve(name) + ": " + Main.message(x), x)));
+        warnings.skipOrThrow(x, host.resolve(name));
       }
     }
   }

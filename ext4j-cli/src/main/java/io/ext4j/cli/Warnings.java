@@ -40,10 +40,21 @@ final class Warnings {
   }
 
   /** Prints {@code "ext4j: " + text} for an entry that was not copied, and counts it. */
-  void error(String text) {
+  private void error(String text) {
     errors++;
     err.println("ext4j: " + text);
     err.flush();
+  }
+
+  /**
+   * A copy's failure on one entry: reported (worded with {@code where} unless it is already a
+   * {@link CliException}) and counted when {@link #entryOnly}, so the copy goes on; rethrown otherwise.
+   */
+  void skipOrThrow(IOException e, Object where) throws IOException {
+    if (!entryOnly(e)) {
+      throw e;
+    }
+    error(Main.message(e instanceof CliException ? e : new CliException(where + ": " + Main.message(e), e)));
   }
 
   /** The entries reported by {@link #error}. */
@@ -57,7 +68,7 @@ final class Warnings {
    * refuses), no when it concerns the whole destination (full, read-only, an I/O error, a corrupted
    * image).
    */
-  static boolean entryOnly(IOException e) {
+  private static boolean entryOnly(IOException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof Ext4Exception x && WHOLE_IMAGE.contains(x.errno()) || t instanceof Ext4FormatException) {
         return false;

@@ -618,7 +618,7 @@ public final class Ext4FileSystem implements AutoCloseable {
           || c.ctime() != null || c.crtime() != null;
       if (other) {
         i.rw.writeLock().lock();
-        byte[] acl = c.mode() != null && i.fileType() != RawInode.S_IFLNK ? xattrs.get(i, ACCESS_ACL) : null;
+        byte[] acl = c.mode() != null && i.fileType() != RawInode.S_IFLNK ? xattrs.get(i, XattrName.ACCESS_ACL) : null;
         try (Tx tx = fs.meta.begin(acl == null ? 2 : 12, 0)) {
           Instant now = fs.clock.now();
           i.fields.lock();
@@ -648,7 +648,7 @@ public final class Ext4FileSystem implements AutoCloseable {
           }
           fs.writeInode(tx, i, false);
           if (acl != null) { // chmod rewrites the access ACL's entries that mirror the permission bits
-            xattrs.set(tx, i, ACCESS_ACL, PosixAcl.toVfs(AclRules.chmod(PosixAcl.parseVfs(acl), c.mode())), 0);
+            xattrs.set(tx, i, XattrName.ACCESS_ACL, PosixAcl.toVfs(AclRules.chmod(PosixAcl.parseVfs(acl), c.mode())), 0);
           }
         } finally {
           i.rw.writeLock().unlock();
@@ -845,9 +845,9 @@ public final class Ext4FileSystem implements AutoCloseable {
    */
   public void setxattr(long ino, String name, byte[] value, int flags) throws IOException {
     XattrName n = xattrName(ino, name);
-    boolean access = n.equals(ACCESS_ACL);
+    boolean access = n.equals(XattrName.ACCESS_ACL);
     List<PosixAcl.Entry> entries = null;
-    if (access || n.equals(DEFAULT_ACL)) {
+    if (access || n.equals(XattrName.DEFAULT_ACL)) {
       try {
         entries = PosixAcl.parseVfs(value);
       } catch (IllegalArgumentException e) {
@@ -916,9 +916,6 @@ public final class Ext4FileSystem implements AutoCloseable {
       return null;
     });
   }
-
-  private static final XattrName ACCESS_ACL = XattrName.of(XattrName.POSIX_ACL_ACCESS, "");
-  private static final XattrName DEFAULT_ACL = XattrName.of(XattrName.POSIX_ACL_DEFAULT, "");
 
   private static XattrName xattrName(long ino, String name) throws Ext4Exception {
     try {

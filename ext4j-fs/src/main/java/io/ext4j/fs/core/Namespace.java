@@ -55,8 +55,6 @@ public final class Namespace {
   private final Xattrs xattrs;
   private final ReentrantLock renameLock = new ReentrantLock();
 
-  static final XattrName ACCESS_ACL = XattrName.of(XattrName.POSIX_ACL_ACCESS, "");
-  static final XattrName DEFAULT_ACL = XattrName.of(XattrName.POSIX_ACL_DEFAULT, "");
   private static final int ACL_CREDITS = 12; // up to two attribute blocks (the new one, the old one's refcount) and the inode
 
   public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs) {
@@ -76,17 +74,17 @@ public final class Namespace {
     if ((mode & RawInode.S_IFMT) == RawInode.S_IFLNK) {
       return null;
     }
-    byte[] dflt = xattrs.get(dir, DEFAULT_ACL);
+    byte[] dflt = xattrs.get(dir, XattrName.DEFAULT_ACL);
     return dflt == null ? null : AclRules.inherit(PosixAcl.parseVfs(dflt), mode);
   }
 
   /** Stores what a new inode inherited: its access ACL, and for a directory the default ACL itself. */
   private void storeInherited(Tx tx, Inode dir, Inode child, AclRules.Inherited inh) throws IOException {
     if (inh.access() != null) {
-      xattrs.set(tx, child, ACCESS_ACL, PosixAcl.toVfs(inh.access()), 0);
+      xattrs.set(tx, child, XattrName.ACCESS_ACL, PosixAcl.toVfs(inh.access()), 0);
     }
     if (child.isDirectory()) {
-      xattrs.set(tx, child, DEFAULT_ACL, xattrs.get(dir, DEFAULT_ACL), 0);
+      xattrs.set(tx, child, XattrName.DEFAULT_ACL, xattrs.get(dir, XattrName.DEFAULT_ACL), 0);
     }
   }
 

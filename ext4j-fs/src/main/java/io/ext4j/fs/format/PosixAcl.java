@@ -29,6 +29,10 @@ import java.util.List;
  * the engine's job when it accepts an ACL, as the VFS's is in the kernel. Entries keep their order.
  */
 public final class PosixAcl {
+  /** The full names of the two ACL attributes. */
+  public static final String ACCESS_NAME = "system.posix_acl_access";
+  public static final String DEFAULT_NAME = "system.posix_acl_default";
+
   public static final int VFS_VERSION = 2;
   public static final int DISK_VERSION = 1;
   public static final int USER_OBJ = 0x01;

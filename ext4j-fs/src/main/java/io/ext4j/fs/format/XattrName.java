@@ -49,6 +49,11 @@ public record XattrName(int index, byte[] suffix) {
     PREFIX[HURD] = "gnu.";
   }
 
+  /** The access ACL, {@code "system.posix_acl_access"}. */
+  public static final XattrName ACCESS_ACL = new XattrName(POSIX_ACL_ACCESS, new byte[0]);
+  /** The default ACL of a directory, {@code "system.posix_acl_default"}. */
+  public static final XattrName DEFAULT_ACL = new XattrName(POSIX_ACL_DEFAULT, new byte[0]);
+
   /**
    * The order of entries in an xattr block, which the kernel's lookup relies on: by index, then
    * suffix length, then suffix bytes compared unsigned.

@@ -1,5 +1,6 @@
 package io.ext4j.fs.populate;
 
+import io.ext4j.fs.format.PosixAcl;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -47,7 +48,7 @@ public final class HostFs {
    * trusted.* and security.* only as root (others cannot read or set them).
    */
   public static boolean copiedXattr(String name, boolean root) {
-    if (name.startsWith("user.") || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
+    if (name.startsWith("user.") || name.equals(PosixAcl.ACCESS_NAME) || name.equals(PosixAcl.DEFAULT_NAME)) {
       return true;
     }
     return root && (name.startsWith("trusted.") || name.startsWith("security."));

@@ -8,6 +8,7 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.SetAttributes;
 import io.ext4j.fs.core.InodeLife;
+import io.ext4j.fs.format.PosixAcl;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -69,9 +70,6 @@ public final class Populator {
   private byte[] chunk; // the copy buffer of writeContents, made on first use
   private final java.util.Set<Long> defaultAcls = new java.util.HashSet<>(); // directories whose new entries inherit an ACL
 
-  static final String ACCESS_ACL = "system.posix_acl_access";
-  static final String DEFAULT_ACL = "system.posix_acl_default";
-
   private Populator(Ext4FileSystem fs, Options options, int blockSize) {
     this.fs = fs;
     this.options = options;
@@ -82,7 +80,7 @@ public final class Populator {
   public static Summary copy(Ext4FileSystem fs, TreeSource source, long target, Options options) throws IOException {
     Populator p = new Populator(fs, options, fs.getattr(Ext4FileSystem.ROOT).blockSize());
     p.inodes.put("", target);
-    if (fs.listxattr(target).contains(DEFAULT_ACL)) {
+    if (fs.listxattr(target).contains(PosixAcl.DEFAULT_NAME)) {
       p.defaultAcls.add(target);
     }
     source.entries(p::add);
@@ -179,7 +177,7 @@ public final class Populator {
     for (Map.Entry<String, byte[]> x : e.xattrs().entrySet()) {
       fs.setxattr(ino, x.getKey(), x.getValue(), 0);
     }
-    if (e.kind() == TreeEntry.Kind.DIR && e.xattrs().containsKey(DEFAULT_ACL)) {
+    if (e.kind() == TreeEntry.Kind.DIR && e.xattrs().containsKey(PosixAcl.DEFAULT_NAME)) {
       defaultAcls.add(ino);
     }
   }
@@ -189,18 +187,29 @@ public final class Populator {
    * the copy is to match the source instead: ACLs the source lacks are removed, its bits set.
    */
   private void undoInherited(long ino, TreeEntry e) throws IOException {
-    List<String> have = fs.listxattr(ino);
-    for (String acl : List.of(ACCESS_ACL, DEFAULT_ACL)) {
-      if (have.contains(acl) && !e.xattrs().containsKey(acl)) {
-        fs.removexattr(ino, acl);
-        if (acl.equals(DEFAULT_ACL)) {
-          defaultAcls.remove(ino);
-        }
-      }
+    if (removeAclsNotIn(fs, ino, e.xattrs().keySet()).contains(PosixAcl.DEFAULT_NAME)) {
+      defaultAcls.remove(ino);
     }
     if (fs.getattr(ino).permissions() != e.perms()) {
       fs.setattr(ino, SetAttributes.none().withMode(e.perms()));
     }
+  }
+
+  /**
+   * Removes the ACLs inode {@code ino} has (inherited, as a new entry under a directory with a
+   * default ACL) but a copy's source does not: those not among {@code sourceNames}. Returns the
+   * names removed. (Not for symlinks, which have no ACLs.)
+   */
+  public static List<String> removeAclsNotIn(Ext4FileSystem fs, long ino, java.util.Set<String> sourceNames) throws IOException {
+    List<String> have = fs.listxattr(ino);
+    List<String> removed = new ArrayList<>(2);
+    for (String acl : List.of(PosixAcl.ACCESS_NAME, PosixAcl.DEFAULT_NAME)) {
+      if (have.contains(acl) && !sourceNames.contains(acl)) {
+        fs.removexattr(ino, acl);
+        removed.add(acl);
+      }
+    }
+    return removed;
   }
 
   /** Writes the file's bytes, leaving runs of zero blocks as holes; returns the bytes read. */
