@@ -66,25 +66,32 @@ public final class Namespace {
     this.xattrs = xattrs;
   }
 
+  /** What a new inode inherits: its mode and access ACL ({@link AclRules#inherit}), and the parent's default ACL. */
+  private record Inheritance(AclRules.Inherited rules, byte[] defaultAcl) {
+    int mode() {
+      return rules.mode();
+    }
+  }
+
   /**
    * What a new inode of {@code mode} inherits from {@code dir}'s default ACL (null when it has none,
    * or for a symlink, which never has ACLs). Caller holds {@code dir}'s rw lock.
    */
-  private AclRules.Inherited inherited(Inode dir, int mode) throws IOException {
+  private Inheritance inherited(Inode dir, int mode) throws IOException {
     if ((mode & RawInode.S_IFMT) == RawInode.S_IFLNK) {
       return null;
     }
     byte[] dflt = xattrs.get(dir, XattrName.DEFAULT_ACL);
-    return dflt == null ? null : AclRules.inherit(PosixAcl.parseVfs(dflt), mode);
+    return dflt == null ? null : new Inheritance(AclRules.inherit(PosixAcl.parseVfs(dflt), mode), dflt);
   }
 
   /** Stores what a new inode inherited: its access ACL, and for a directory the default ACL itself. */
-  private void storeInherited(Tx tx, Inode dir, Inode child, AclRules.Inherited inh) throws IOException {
-    if (inh.access() != null) {
-      xattrs.set(tx, child, XattrName.ACCESS_ACL, PosixAcl.toVfs(inh.access()), 0);
+  private void storeInherited(Tx tx, Inode child, Inheritance inh) throws IOException {
+    if (inh.rules().access() != null) {
+      xattrs.set(tx, child, XattrName.ACCESS_ACL, PosixAcl.toVfs(inh.rules().access()), 0);
     }
     if (child.isDirectory()) {
-      xattrs.set(tx, child, XattrName.DEFAULT_ACL, xattrs.get(dir, XattrName.DEFAULT_ACL), 0);
+      xattrs.set(tx, child, XattrName.DEFAULT_ACL, inh.defaultAcl(), 0);
     }
   }
 
@@ -148,12 +155,12 @@ public final class Namespace {
       }
       boolean slowLink = type == RawInode.S_IFLNK && target.length >= 60;
       boolean extents = type == RawInode.S_IFREG || slowLink;
-      AclRules.Inherited inh = inherited(dir, mode);
+      Inheritance inh = inherited(dir, mode);
       try (Tx tx = fs.meta.begin(credits(dir) + (inh == null ? 0 : ACL_CREDITS), 0)) {
         Inode child = life.create(tx, dir, inh == null ? mode : inh.mode(), who, extents);
         try {
           if (inh != null) {
-            storeInherited(tx, dir, child, inh);
+            storeInherited(tx, child, inh);
           }
           if (type == RawInode.S_IFCHR || type == RawInode.S_IFBLK) {
             child.fields.lock();
@@ -251,12 +258,12 @@ public final class Namespace {
         throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
       }
       checkLinkRoom(dir);
-      AclRules.Inherited inh = inherited(dir, RawInode.S_IFDIR | (mode & 07777));
+      Inheritance inh = inherited(dir, RawInode.S_IFDIR | (mode & 07777));
       try (Tx tx = fs.meta.begin(credits(dir) + 8 + (inh == null ? 0 : 2 * ACL_CREDITS), 0)) {
         Inode child = life.create(tx, dir, inh == null ? RawInode.S_IFDIR | (mode & 07777) : inh.mode(), who, true);
         try {
           if (inh != null) {
-            storeInherited(tx, dir, child, inh);
+            storeInherited(tx, child, inh);
           }
           dirs.init(tx, child, dir.ino);
           fs.writeInode(tx, child, true);

@@ -108,6 +108,7 @@ public final class Ext4Superblock {
     "snapshot", "quota", "bigalloc", "metadata_csum", "replica", "read-only", "project",
     "shared_blocks", "verity", "orphan_present"
   };
+  private static final String[][] FEATURE_NAMES = {COMPAT_NAMES, INCOMPAT_NAMES, RO_COMPAT_NAMES};
 
   private final byte[] raw; // never exposed; copies only
   private final ByteBuffer b;
@@ -688,11 +689,20 @@ public final class Ext4Superblock {
     return featureRoCompat() & ~known;
   }
 
+  /**
+   * The dumpe2fs name of feature bit {@code mask} (one bit) of {@code kind} (0 compat, 1 incompat,
+   * 2 ro_compat), or null when it has none.
+   */
+  public static String featureName(int kind, int mask) {
+    String[] t = FEATURE_NAMES[kind];
+    int i = Integer.numberOfTrailingZeros(mask);
+    return i < t.length ? t[i] : null;
+  }
+
   /** A feature's bit by its dumpe2fs name: {kind (0 compat, 1 incompat, 2 ro_compat), mask}, or null. */
   public static int[] featureByName(String name) {
-    String[][] tables = {COMPAT_NAMES, INCOMPAT_NAMES, RO_COMPAT_NAMES};
     for (int kind = 0; kind < 3; kind++) {
-      String[] t = tables[kind];
+      String[] t = FEATURE_NAMES[kind];
       for (int i = 0; i < t.length; i++) {
         if (name.equals(t[i])) {
           return new int[] {kind, 1 << i};

@@ -1,5 +1,6 @@
 package io.ext4j.fs.mkfs;
 
+import io.ext4j.fs.format.Ext4Superblock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -49,23 +50,7 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
    */
   public static final FeatureSet MKE2FS_EXT4_DEFAULTS = new FeatureSet(0x103C, 0x22C2, 0x046B);
 
-  private static final String[] COMPAT_NAMES = {
-    "dir_prealloc", "imagic_inodes", "has_journal", "ext_attr", "resize_inode", "dir_index",
-    "lazy_bg", "exclude_inode", "exclude_bitmap", "sparse_super2", "fast_commit", "stable_inodes",
-    "orphan_file"
-  };
-  private static final String[] INCOMPAT_NAMES = {
-    "compression", "filetype", "needs_recovery", "journal_dev", "meta_bg", null, "extent", "64bit",
-    "mmp", "flex_bg", "ea_inode", null, "dirdata", "metadata_csum_seed", "large_dir", "inline_data",
-    "encrypt", "casefold"
-  };
-  private static final String[] RO_COMPAT_NAMES = {
-    "sparse_super", "large_file", "btree_dir", "huge_file", "uninit_bg", "dir_nlink", "extra_isize",
-    "snapshot", "quota", "bigalloc", "metadata_csum", "replica", "read-only", "project",
-    "shared_blocks", "verity", "orphan_present"
-  };
-
-  /** Which mask a bit lives in. */
+  /** Which mask a bit lives in; in the order of {@link Ext4Superblock#featureName}'s kinds. */
   enum Kind { COMPAT, INCOMPAT, RO_COMPAT }
 
   public boolean hasCompat(int bit) {
@@ -141,35 +126,24 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
       case "fname_encoding" -> "casefold";
       default -> name;
     };
-    Bit b = find(Kind.COMPAT, COMPAT_NAMES, canonical);
-    if (b == null) {
-      b = find(Kind.INCOMPAT, INCOMPAT_NAMES, canonical);
-    }
-    return b != null ? b : find(Kind.RO_COMPAT, RO_COMPAT_NAMES, canonical);
-  }
-
-  private static Bit find(Kind kind, String[] names, String name) {
-    for (int i = 0; i < names.length; i++) {
-      if (name.equals(names[i])) {
-        return new Bit(kind, 1 << i);
-      }
-    }
-    return null;
+    int[] f = Ext4Superblock.featureByName(canonical);
+    return f == null ? null : new Bit(Kind.values()[f[0]], f[1]);
   }
 
   /** The names of the set bits, compat then incompat then ro_compat; unnamed bits as FEATURE_C12 etc. */
   public List<String> names() {
     List<String> out = new ArrayList<>();
-    collect(out, compat, COMPAT_NAMES, "FEATURE_C");
-    collect(out, incompat, INCOMPAT_NAMES, "FEATURE_I");
-    collect(out, roCompat, RO_COMPAT_NAMES, "FEATURE_R");
+    collect(out, compat, Kind.COMPAT, "FEATURE_C");
+    collect(out, incompat, Kind.INCOMPAT, "FEATURE_I");
+    collect(out, roCompat, Kind.RO_COMPAT, "FEATURE_R");
     return out;
   }
 
-  private static void collect(List<String> out, int mask, String[] names, String unnamed) {
+  private static void collect(List<String> out, int mask, Kind kind, String unnamed) {
     for (int i = 0; i < 32; i++) {
       if ((mask & (1 << i)) != 0) {
-        out.add(i < names.length && names[i] != null ? names[i] : unnamed + i);
+        String name = Ext4Superblock.featureName(kind.ordinal(), 1 << i);
+        out.add(name != null ? name : unnamed + i);
       }
     }
   }
