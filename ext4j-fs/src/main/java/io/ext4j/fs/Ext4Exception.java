@@ -12,11 +12,18 @@ public final class Ext4Exception extends IOException {
   private final Errno errno;
   private final long inode;
   private final String path; // may be null
+  private final long block; // the block concerned, or 0
+  private boolean metadata; // set once by metadataIo, before the exception is thrown
 
   public Ext4Exception(Errno errno, long inode, String path, String detail) {
+    this(errno, inode, 0, path, detail);
+  }
+
+  private Ext4Exception(Errno errno, long inode, long block, String path, String detail) {
     super(message(errno, inode, path, detail));
     this.errno = errno;
     this.inode = inode;
+    this.block = block;
     this.path = path;
   }
 
@@ -48,6 +55,20 @@ public final class Ext4Exception extends IOException {
     return inode;
   }
 
+  /** The block concerned (recorded in the superblock's error fields), or 0. */
+  public long block() {
+    return block;
+  }
+
+  /**
+   * Whether this is an error of the filesystem rather than of the call: a corrupted structure, a
+   * checksum mismatch, or a metadata block that could not be read or written. ext4 answers those
+   * with errors=remount-ro; the engine does the same ({@link io.ext4j.fs.core.Fs#error}).
+   */
+  public boolean isFilesystemError() {
+    return errno == Errno.EFSCORRUPTED || errno == Errno.EFSBADCRC || (errno == Errno.EIO && metadata);
+  }
+
   /** The path or name concerned, or null. */
   public String path() {
     return path;
@@ -59,6 +80,22 @@ public final class Ext4Exception extends IOException {
 
   /** A corrupted structure: EFSCORRUPTED naming the device, the structure and the evidence. */
   public static Ext4Exception corrupted(String device, long inode, String what) {
-    return new Ext4Exception(Errno.EFSCORRUPTED, inode, null, device + ": " + what);
+    return new Ext4Exception(Errno.EFSCORRUPTED, inode, 0, null, device + ": " + what);
+  }
+
+  /** A corrupted structure in {@code block}: EFSCORRUPTED naming the device, the structure and the evidence. */
+  public static Ext4Exception corrupted(String device, long inode, long block, String what) {
+    return new Ext4Exception(Errno.EFSCORRUPTED, inode, block, null, device + ": " + what);
+  }
+
+  /**
+   * A metadata block that the device failed to read or write: EIO, an error of the filesystem (the
+   * kernel's ext4_error on a failed bitmap, inode table or directory read), unlike a failed data read.
+   */
+  public static Ext4Exception metadataIo(String device, long block, IOException cause) {
+    Ext4Exception e = new Ext4Exception(Errno.EIO, 0, block, null, device + ": metadata block " + block + ": " + cause.getMessage());
+    e.metadata = true;
+    e.initCause(cause);
+    return e;
   }
 }

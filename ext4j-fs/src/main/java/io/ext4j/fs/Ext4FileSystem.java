@@ -165,8 +165,8 @@ public final class Ext4FileSystem implements AutoCloseable {
       primaryFailure = e;
     }
     if (sb.blockSize() != device.blockSize()) {
-      throw new IllegalArgumentException(device.name() + " has block size " + device.blockSize()
-          + " but the filesystem's is " + sb.blockSize());
+      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0x18, "the filesystem's block size is "
+          + sb.blockSize() + " but the device was opened with blocks of " + device.blockSize());
     }
     if (sb.blocksCount() > device.blockCount()) {
       throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 4, "the filesystem has " + sb.blocksCount()
@@ -224,15 +224,20 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
     MetaStore meta = journal != null ? new JournaledStore(dev, cache, journal) : new UnjournaledStore(dev, cache);
     Groups groups;
+    SuperblockState state;
     try {
       groups = Groups.load(lay, sb, meta);
+      state = new SuperblockState(lay, sb, groups::freeBlocks, groups::freeInodes);
     } catch (IOException | RuntimeException e) {
       if (journal != null) {
-        journal.close();
+        try {
+          journal.close();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
       }
       throw e;
     }
-    SuperblockState state = new SuperblockState(lay, sb, groups::freeBlocks, groups::freeInodes);
     Fs fs = new Fs(lay, dev, cache, meta, groups, state, options.clock(), readOnly, options.inodeCacheSize());
     Ext4FileSystem f = new Ext4FileSystem(fs, dev, closeDevice, options, journal, readOnly ? reason : null);
     try {
@@ -256,6 +261,10 @@ public final class Ext4FileSystem implements AutoCloseable {
    * the backup superblock in group 1, if the filesystem has one, agrees on every field that never
    * changes after mkfs. The mount rewrites it with a correct checksum. Anything else is corruption.
    */
+  /** ro_compat bits the kernel sets in the primary superblock only, so a backup may lack them. */
+  private static final int KERNEL_SET_RO_COMPAT = Ext4Superblock.RO_COMPAT_LARGE_FILE | Ext4Superblock.RO_COMPAT_HUGE_FILE
+      | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT;
+
   private static void checkTorn(BlockDevice device, Ext4Superblock primary, Ext4FormatException failure) throws IOException {
     if (primary.groupCount() < 2) {
       return; // no backup to compare with
@@ -273,20 +282,40 @@ public final class Ext4FileSystem implements AutoCloseable {
         && backup.blocksCount() == primary.blocksCount() && backup.inodesCount() == primary.inodesCount()
         && backup.blockSize() == primary.blockSize() && backup.blocksPerGroup() == primary.blocksPerGroup()
         && backup.inodesPerGroup() == primary.inodesPerGroup() && backup.inodeSize() == primary.inodeSize()
-        && backup.journalInode() == primary.journalInode() && backup.checksumSeed() == primary.checksumSeed();
+        && backup.journalInode() == primary.journalInode() && backup.checksumSeed() == primary.checksumSeed()
+        && backup.checksumType() == primary.checksumType() && backup.revLevel() == primary.revLevel()
+        && backup.firstInode() == primary.firstInode() && backup.descriptorSize() == primary.descriptorSize()
+        && backup.firstDataBlock() == primary.firstDataBlock() && backup.logGroupsPerFlex() == primary.logGroupsPerFlex()
+        && backup.defaultHashVersion() == primary.defaultHashVersion()
+        && java.util.Arrays.equals(backup.hashSeed(), primary.hashSeed())
+        && backup.featureCompat() == primary.featureCompat()
+        && (backup.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER) == (primary.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER)
+        && (backup.featureRoCompat() | KERNEL_SET_RO_COMPAT) == (primary.featureRoCompat() | KERNEL_SET_RO_COMPAT);
     if (!agrees) {
       throw failure;
     }
   }
 
   private void mount() throws IOException {
-    orphans.load();
+    try {
+      orphans.load();
+    } catch (Ext4Exception e) {
+      if (fs.readOnly || !e.isFilesystemError()) {
+        throw e;
+      }
+      fs.error(e); // as the kernel's orphan cleanup: the mount goes on, read-only
+      return;
+    }
     if (fs.readOnly) {
       return;
     }
+    boolean journalError = journal != null && journal.recordedErrno() != 0;
     Ext4Superblock sb = fs.superblock.current();
     long now = fs.clock.now().getEpochSecond();
     fs.superblock.change(e -> {
+      if (journalError) {
+        e.state(e.state() | Ext4Superblock.STATE_ERRORS); // an abort recorded by the journal in an earlier session
+      }
       if (journal != null) {
         e.featureIncompat(e.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER);
       } else {
@@ -300,8 +329,18 @@ public final class Ext4FileSystem implements AutoCloseable {
       e.writeTime(now);
     });
     writeSuperblock();
-    if ((sb.state() & Ext4Superblock.STATE_ERRORS) == 0) {
-      recoverOrphans();
+    if (journalError) {
+      journal.clearRecordedErrno(); // now recorded in the filesystem's own superblock, as ext4 does
+    }
+    if ((sb.state() & Ext4Superblock.STATE_ERRORS) == 0 && !journalError) {
+      try {
+        recoverOrphans();
+      } catch (Ext4Exception e) {
+        if (!e.isFilesystemError()) {
+          throw e;
+        }
+        fs.error(e);
+      }
     }
   }
 
@@ -434,14 +473,32 @@ public final class Ext4FileSystem implements AutoCloseable {
     if (!fs.itable.valid(ino)) {
       throw new Ext4Exception(Errno.EINVAL, ino, null, "no such inode number");
     }
-    Inode i = fs.inodes.get(ino);
-    try {
-      if (i.links() == 0 && fs.inodes.opens(i) == 0 && !fs.inodes.isOrphaned(i) && ino != ROOT) {
-        throw new Ext4Exception(Errno.ENOENT, ino, null, "inode is not in use");
+    return guard(() -> {
+      Inode i = fs.inodes.get(ino);
+      try {
+        if (i.links() == 0 && fs.inodes.opens(i) == 0 && !fs.inodes.isOrphaned(i) && ino != ROOT) {
+          throw new Ext4Exception(Errno.ENOENT, ino, null, "inode is not in use");
+        }
+        return f.apply(i);
+      } finally {
+        fs.inodes.put(i);
       }
-      return f.apply(i);
-    } finally {
-      fs.inodes.put(i);
+    });
+  }
+
+  /**
+   * Runs {@code op}; an error of the filesystem it throws (a corrupted structure, a failed metadata
+   * read) turns the filesystem read-only and is recorded in the superblock ({@link Fs#error}) before
+   * it reaches the caller, as ext4 does with errors=remount-ro.
+   */
+  private <T> T guard(Op<T> op) throws IOException {
+    try {
+      return op.run();
+    } catch (Ext4Exception e) {
+      if (e.isFilesystemError()) {
+        fs.error(e);
+      }
+      throw e;
     }
   }
 
@@ -708,6 +765,10 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   int read(Inode i, long pos, ByteBuffer dst, Set<OpenFlag> flags) throws IOException {
+    return guard(() -> readFile(i, pos, dst, flags));
+  }
+
+  private int readFile(Inode i, long pos, ByteBuffer dst, Set<OpenFlag> flags) throws IOException {
     checkOpen();
     if (i.isDirectory()) {
       throw new Ext4Exception(Errno.EISDIR, i.ino, null, "is a directory");
@@ -716,6 +777,10 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
+    return guard(() -> writeFile(i, pos, src, flags));
+  }
+
+  private long writeFile(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
     checkOpen();
     if (i.fileType() != RawInode.S_IFREG) {
       throw new Ext4Exception(i.isDirectory() ? Errno.EISDIR : Errno.EINVAL, i.ino, null, "not a regular file");
@@ -748,38 +813,48 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   void fsync(Inode i, boolean datasync) throws IOException {
-    checkOpen();
-    if (i.fileType() != RawInode.S_IFREG) {
-      fs.meta.sync(); // directories and special files: a full commit, as ext4 does
-      return;
-    }
-    io.fsync(i, datasync);
+    guard(() -> {
+      checkOpen();
+      if (i.fileType() != RawInode.S_IFREG) {
+        fs.meta.sync(); // directories and special files: a full commit, as ext4 does
+        return null;
+      }
+      io.fsync(i, datasync);
+      return null;
+    });
   }
 
   void truncate(Inode i, long size) throws IOException {
-    checkOpen();
-    if (i.fileType() != RawInode.S_IFREG) {
-      throw new Ext4Exception(Errno.EINVAL, i.ino, null, "not a regular file");
-    }
-    io.truncate(i, size);
+    guard(() -> {
+      checkOpen();
+      if (i.fileType() != RawInode.S_IFREG) {
+        throw new Ext4Exception(Errno.EINVAL, i.ino, null, "not a regular file");
+      }
+      io.truncate(i, size);
+      return null;
+    });
   }
 
   long seek(Inode i, long pos, boolean data) throws IOException {
-    checkOpen();
-    if (i.fileType() != RawInode.S_IFREG) {
-      throw new Ext4Exception(Errno.EINVAL, i.ino, null, "SEEK_DATA and SEEK_HOLE need a regular file");
-    }
-    return io.seek(i, pos, data);
+    return guard(() -> {
+      checkOpen();
+      if (i.fileType() != RawInode.S_IFREG) {
+        throw new Ext4Exception(Errno.EINVAL, i.ino, null, "SEEK_DATA and SEEK_HOLE need a regular file");
+      }
+      return io.seek(i, pos, data);
+    });
   }
 
   void fallocate(Inode i, int mode, long offset, long length) throws IOException {
-    checkOpen();
-    if (i.fileType() != RawInode.S_IFREG) {
-      throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
-    }
-    retryingEnospc(() -> {
-      io.fallocate(i, mode, offset, length);
-      return null;
+    guard(() -> {
+      checkOpen();
+      if (i.fileType() != RawInode.S_IFREG) {
+        throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
+      }
+      return retryingEnospc(() -> {
+        io.fallocate(i, mode, offset, length);
+        return null;
+      });
     });
   }
 
@@ -793,7 +868,10 @@ public final class Ext4FileSystem implements AutoCloseable {
             return;
           }
         }
-        life.delete(i);
+        guard(() -> {
+          life.delete(i);
+          return null;
+        });
       }
     } finally {
       fs.inodes.put(i);
@@ -812,7 +890,10 @@ public final class Ext4FileSystem implements AutoCloseable {
   public void syncfs() throws IOException {
     checkOpen();
     if (!fs.readOnly) {
-      fs.meta.sync();
+      guard(() -> {
+        fs.meta.sync();
+        return null;
+      });
     }
   }
 
@@ -946,13 +1027,21 @@ public final class Ext4FileSystem implements AutoCloseable {
     return fs.superblock.current();
   }
 
-  /** Why the filesystem is read-only, or null when it is writable. */
+  /**
+   * Why the filesystem is read-only, or null when it is writable: how it was opened, or the error
+   * that turned it read-only since (errors=remount-ro).
+   */
   public String readOnlyReason() {
+    Throwable f = fs.failure();
+    if (readOnlyReason == null && f != null) {
+      return "read-only after an error: " + f.getMessage();
+    }
     return readOnlyReason;
   }
 
+  /** Whether it refuses writes: opened read-only, or turned read-only by an error since. */
   public boolean isReadOnly() {
-    return fs.readOnly;
+    return fs.readOnly || fs.failure() != null;
   }
 
   /** The journal's statistics, or null without a journal (or read-only). */

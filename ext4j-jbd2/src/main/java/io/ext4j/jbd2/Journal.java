@@ -368,6 +368,11 @@ public final class Journal implements AutoCloseable {
     return engine.isAborted();
   }
 
+  /** What aborted the journal (the first failure), or null while it runs. */
+  public Throwable abortCause() {
+    return engine.abortCause();
+  }
+
   /**
    * The superblock's {@code s_errno}: 0, or the negated errno of an abort recorded in this or an
    * earlier session (−5, EIO, for ext4j's aborts). Opening a journal keeps it, as jbd2's load does;

@@ -197,6 +197,15 @@ public final class BlockAllocator {
     }
   }
 
+  /**
+   * Whether {@code [start, start + length)} may belong to a file: inside the filesystem and clear of
+   * group metadata (what the kernel's block_validity checks of every extent and block pointer).
+   */
+  public boolean validFileBlocks(long start, long length) {
+    return length > 0 && start >= lay.firstDataBlock() && start + length <= lay.blocksCount() && start + length > start
+        && !groups.overlapsSystemZone(start, length);
+  }
+
   /** Whether some freed blocks wait for a commit before they can be reused (a reason to commit and retry on ENOSPC). */
   public boolean hasPendingFrees() {
     for (int g = 0; g < groups.count(); g++) {
@@ -225,12 +234,18 @@ public final class BlockAllocator {
       }
       int count = lay.groupBlockCount(grp.number);
       byte[] view = groups.blockBitmapCopy(grp);
+      groups.checkBlockCounts(grp, view);
       int[] found = find(view, pending, count, Math.min(offset, count), min, want);
       if (found == null) {
         return null;
       }
       int start = found[0];
       int len = found[1];
+      long first = lay.groupFirstBlock(grp.number) + start;
+      if (groups.overlapsSystemZone(first, len)) {
+        throw groups.corrupted(grp, "the block bitmap (block " + d.blockBitmap() + ") marks blocks " + first + "+" + len
+            + " free, but they hold filesystem metadata");
+      }
       try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
         byte[] bits = bitmap.array();
         if (!Bitmaps.allClear(bits, start, start + len)) {
@@ -297,6 +312,9 @@ public final class BlockAllocator {
     if (start < lay.firstDataBlock() || start + length > lay.blocksCount() || length <= 0) {
       throw Ext4Exception.corrupted(lay.name(), 0, "freeing blocks " + start + "+" + length + " outside the filesystem");
     }
+    if (groups.overlapsSystemZone(start, length)) {
+      throw Ext4Exception.corrupted(lay.name(), 0, start, "freeing blocks " + start + "+" + length + ", which hold filesystem metadata");
+    }
     long at = start;
     long end = start + length;
     while (at < end) {
@@ -314,6 +332,7 @@ public final class BlockAllocator {
     try {
       try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
         byte[] bits = bitmap.array();
+        groups.checkBlockCounts(grp, bits);
         if (!Bitmaps.allSet(bits, from, from + len)) {
           throw groups.corrupted(grp, "freeing blocks " + (lay.groupFirstBlock(grp.number) + from) + "+" + len
               + " of which some are already free");

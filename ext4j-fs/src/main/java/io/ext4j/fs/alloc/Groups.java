@@ -36,6 +36,8 @@ public final class Groups {
     GroupDescriptor desc; // lock (volatile read for statistics)
     final PendingFrees pending = new PendingFrees(); // lock
     int[] spans; // lock: {free blocks at the start, free blocks at the end, longest inner run start, its length}; null = stale
+    boolean blockCountsChecked; // lock: the block bitmap and the descriptor were found to agree
+    boolean inodeCountsChecked; // lock: the inode bitmap and the descriptor were found to agree
 
     Group(long number, GroupDescriptor desc) {
       this.number = number;
@@ -60,12 +62,16 @@ public final class Groups {
   private final AtomicLong freeInodes = new AtomicLong();
   private final AtomicLong usedDirs = new AtomicLong();
   private final AtomicLong freesEpoch = new AtomicLong(); // counts descriptor updates that freed blocks
+  private final long[] zoneStart; // the system zone: sorted, disjoint [start, end) runs of group metadata; immutable
+  private final long[] zoneEnd;
 
-  private Groups(FsLayout lay, Ext4Superblock sb, MetaStore meta, Group[] groups) {
+  private Groups(FsLayout lay, Ext4Superblock sb, MetaStore meta, Group[] groups, long[][] zone) {
     this.lay = lay;
     this.sb = sb;
     this.meta = meta;
     this.groups = groups;
+    this.zoneStart = zone[0];
+    this.zoneEnd = zone[1];
     for (Group g : groups) {
       freeBlocks.addAndGet(g.desc.freeBlocks());
       freeInodes.addAndGet(g.desc.freeInodes());
@@ -106,7 +112,99 @@ public final class Groups {
         buf.close();
       }
     }
-    return new Groups(lay, sb, meta, groups);
+    return new Groups(lay, sb, meta, groups, systemZone(lay, groups));
+  }
+
+  /**
+   * The blocks no file may own — each group's superblock backup and descriptor blocks, and every
+   * bitmap and inode table — as sorted disjoint runs (the kernel's "system zone", block_validity).
+   *
+   * @throws Ext4FormatException if two of them overlap (a descriptor pointing into another's
+   *     metadata, as the kernel's ext4_check_descriptors refuses)
+   */
+  private static long[][] systemZone(FsLayout lay, Group[] groups) throws Ext4FormatException {
+    long itBlocks = Math.ceilDiv(lay.inodesPerGroup() * lay.inodeSize(), lay.blockSize());
+    int n = 0;
+    long[][] runs = new long[groups.length * 4][];
+    for (Group g : groups) {
+      long first = lay.groupFirstBlock(g.number);
+      int overhead = lay.superBackupOverhead(g.number);
+      if (overhead > 0) {
+        runs[n++] = new long[] {first, first + overhead, g.number, 0};
+      }
+      runs[n++] = new long[] {g.desc.blockBitmap(), g.desc.blockBitmap() + 1, g.number, 1};
+      runs[n++] = new long[] {g.desc.inodeBitmap(), g.desc.inodeBitmap() + 1, g.number, 2};
+      runs[n++] = new long[] {g.desc.inodeTable(), g.desc.inodeTable() + itBlocks, g.number, 3};
+    }
+    long[][] sorted = java.util.Arrays.copyOf(runs, n);
+    java.util.Arrays.sort(sorted, java.util.Comparator.comparingLong((long[] r) -> r[0]));
+    String[] names = {"superblock and descriptor blocks", "block bitmap", "inode bitmap", "inode table"};
+    long[] starts = new long[n];
+    long[] ends = new long[n];
+    int m = 0;
+    long[] prev = null;
+    for (long[] r : sorted) {
+      if (prev != null && r[0] < prev[1]) {
+        throw new Ext4FormatException(lay.name(), lay.descriptorBlock(r[2]) * lay.blockSize() + lay.descriptorOffset(r[2]),
+            "group " + r[2] + "'s " + names[(int) r[3]] + " at block " + r[0] + " overlaps group " + prev[2] + "'s "
+                + names[(int) prev[3]] + " (blocks " + prev[0] + "-" + (prev[1] - 1) + ")");
+      }
+      if (m > 0 && r[0] == ends[m - 1]) {
+        ends[m - 1] = r[1];
+      } else {
+        starts[m] = r[0];
+        ends[m] = r[1];
+        m++;
+      }
+      prev = r;
+    }
+    return new long[][] {java.util.Arrays.copyOf(starts, m), java.util.Arrays.copyOf(ends, m)};
+  }
+
+  /** Whether any of {@code [start, start + length)} is group metadata (the system zone). */
+  public boolean overlapsSystemZone(long start, long length) {
+    int i = java.util.Arrays.binarySearch(zoneStart, start);
+    int at = i >= 0 ? i : -i - 2; // the last run starting at or before start
+    if (at >= 0 && zoneEnd[at] > start) {
+      return true;
+    }
+    return at + 1 < zoneStart.length && zoneStart[at + 1] < start + length;
+  }
+
+  /**
+   * Checks, the first time a group's block bitmap is used, that it and the descriptor agree on the
+   * number of free blocks (the kernel's check when it first loads a group for allocation); every
+   * change after that keeps the two in step. Caller holds g's lock.
+   *
+   * @throws Ext4Exception EFSCORRUPTED naming the group and both counts
+   */
+  public void checkBlockCounts(Group g, byte[] bits) throws Ext4Exception {
+    assert g.lock.isHeldByCurrentThread();
+    if (g.blockCountsChecked) {
+      return;
+    }
+    int count = lay.groupBlockCount(g.number);
+    int free = count - Bitmaps.countSet(bits, count);
+    if (free != g.desc.freeBlocks()) {
+      throw corrupted(g, "the block bitmap (block " + g.desc.blockBitmap() + ") has " + free
+          + " free blocks but the descriptor counts " + g.desc.freeBlocks());
+    }
+    g.blockCountsChecked = true;
+  }
+
+  /** As {@link #checkBlockCounts} for the inode bitmap and the free-inode count. */
+  public void checkInodeCounts(Group g, byte[] bits) throws Ext4Exception {
+    assert g.lock.isHeldByCurrentThread();
+    if (g.inodeCountsChecked) {
+      return;
+    }
+    int ipg = (int) lay.inodesPerGroup();
+    int free = ipg - Bitmaps.countSet(bits, ipg);
+    if (free != g.desc.freeInodes()) {
+      throw corrupted(g, "the inode bitmap (block " + g.desc.inodeBitmap() + ") has " + free
+          + " free inodes but the descriptor counts " + g.desc.freeInodes());
+    }
+    g.inodeCountsChecked = true;
   }
 
   private static void check(FsLayout lay, long g, GroupDescriptor d, long at) throws Ext4FormatException {

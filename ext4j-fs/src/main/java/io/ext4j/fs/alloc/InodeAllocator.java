@@ -94,6 +94,7 @@ public final class InodeAllocator {
       }
       try (Buf bitmap = groups.inodeBitmapForUpdate(tx, grp)) {
         byte[] bits = bitmap.array();
+        groups.checkInodeCounts(grp, bits);
         int index = Bitmaps.nextClear(bits, first, ipg);
         if (index >= ipg) {
           throw groups.corrupted(grp, "descriptor counts " + d.freeInodes() + " free inodes but the inode bitmap has none");
@@ -125,6 +126,7 @@ public final class InodeAllocator {
     grp.lock.lock();
     try (Buf bitmap = groups.inodeBitmapForUpdate(tx, grp)) {
       byte[] bits = bitmap.array();
+      groups.checkInodeCounts(grp, bits);
       if (!Bitmaps.test(bits, index)) {
         throw groups.corrupted(grp, "freeing inode " + ino + ", which is already free");
       }

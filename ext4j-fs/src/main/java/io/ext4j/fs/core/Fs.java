@@ -14,14 +14,16 @@ import io.ext4j.fs.inode.InodeCache;
 import io.ext4j.fs.inode.InodeTable;
 import io.ext4j.fs.meta.MetaStore;
 import io.ext4j.fs.meta.Tx;
+import io.ext4j.fs.format.SuperblockEditor;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Everything one open filesystem's components share: its layout, metadata store, group and
  * allocation state, inode table and cache, the extent-tree code, the clock, and whether it still
  * accepts writes. Components hold a reference to it; it holds no locks of its own except the error
- * state.
+ * state and the monitor that records errors in the superblock.
  */
 public final class Fs {
   public final FsLayout lay;
@@ -38,6 +40,7 @@ public final class Fs {
   public final FsClock clock;
   public final boolean readOnly;
   private final AtomicReference<Throwable> failure = new AtomicReference<>(); // first fatal error: later writes fail with it
+  private final Object errorRecord = new Object(); // guards recording errors in the superblock, one at a time
 
   public Fs(FsLayout lay, BlockDevice device, BlockCache cache, MetaStore meta, Groups groups, SuperblockState superblock,
       FsClock clock, boolean readOnly, int inodeCacheSize) {
@@ -58,7 +61,7 @@ public final class Fs {
 
   /** Throws EROFS when the filesystem is read-only or failed (naming the first failure). */
   public void checkWritable() throws Ext4Exception {
-    Throwable f = failure.get();
+    Throwable f = failure();
     if (f != null) {
       throw new Ext4Exception(Errno.EROFS, 0, null, lay.name() + " is read-only after an error: " + f.getMessage(), f);
     }
@@ -77,8 +80,73 @@ public final class Fs {
     }
   }
 
+  /** The first fatal error: one {@link #fail} recorded, or else what aborted the journal; null while healthy. */
   public Throwable failure() {
-    return failure.get();
+    Throwable f = failure.get();
+    return f != null ? f : meta.abortCause();
+  }
+
+  /**
+   * ext4's answer to an error of the filesystem ({@link Ext4Exception#isFilesystemError}) with
+   * errors=remount-ro: the journal aborts and the filesystem refuses writes from now on
+   * ({@link #fail}; what committed before stays, and reads go on), and the error is recorded in the
+   * superblock as ext4's save_error_info does — state "errors", s_error_count, the first-error
+   * fields once and the last-error fields each time — in memory and on the device. The device copy
+   * is the superblock as it is on the device with only those fields changed, written straight to the
+   * device and flushed, as ext4_commit_super does once the journal has aborted; nothing is written
+   * when the filesystem was opened read-only. Should recovery later replay an older logged copy of
+   * the superblock, the journal's own record of the abort (s_errno) marks the filesystem again at
+   * the next open. A failure to write the record is attached to {@code e}.
+   */
+  public void error(Ext4Exception e) {
+    fail(e);
+    if (readOnly) {
+      return;
+    }
+    StackTraceElement at = origin(e);
+    String function = at == null ? "unknown" : at.getClassName().substring(at.getClassName().lastIndexOf('.') + 1) + "." + at.getMethodName();
+    int line = at == null ? 0 : Math.max(0, at.getLineNumber());
+    long now = clock.now().getEpochSecond();
+    Consumer<SuperblockEditor> record = ed -> ed.recordError(now, e.inode(), e.block(), function, line, errorCode(e.errno()));
+    synchronized (errorRecord) {
+      superblock.change(record);
+      try {
+        superblock.editOnDevice(device, record);
+        device.flush();
+      } catch (IOException | RuntimeException w) {
+        e.addSuppressed(w);
+      }
+    }
+  }
+
+  /** The first frame that found the error (not the exception's own factories). */
+  private static StackTraceElement origin(Throwable e) {
+    for (StackTraceElement f : e.getStackTrace()) {
+      if (!f.getClassName().equals(Ext4Exception.class.getName())) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /** ext4's EXT4_ERR_* code for the superblock's s_*_error_errcode fields. */
+  static int errorCode(Errno errno) {
+    return switch (errno) {
+      case EIO -> 2;
+      case ENOMEM -> 3;
+      case EBADMSG -> 4; // EFSBADCRC
+      case EUCLEAN -> 5; // EFSCORRUPTED
+      case ENOSPC -> 6;
+      case EROFS -> 8;
+      case EFBIG -> 9;
+      case EEXIST -> 10;
+      case ERANGE -> 11;
+      case EOVERFLOW -> 12;
+      case EBUSY -> 13;
+      case ENOTDIR -> 14;
+      case ENOTEMPTY -> 15;
+      default -> 1;
+    };
   }
 
   /** Writes {@code inode}'s bytes to the inode table in {@code tx} and records the tid ({@code data}: the change matters to fdatasync). */

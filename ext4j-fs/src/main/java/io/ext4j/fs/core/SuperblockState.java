@@ -27,9 +27,12 @@ public final class SuperblockState {
   private final LongSupplier freeInodes;
   private byte[] bytes; // this
 
-  public SuperblockState(FsLayout lay, Ext4Superblock sb, LongSupplier freeBlocks, LongSupplier freeInodes) {
+  /** @throws io.ext4j.fs.Ext4FormatException if the superblock, its checksum made whole, still does not decode */
+  public SuperblockState(FsLayout lay, Ext4Superblock sb, LongSupplier freeBlocks, LongSupplier freeInodes)
+      throws io.ext4j.fs.Ext4FormatException {
     this.lay = lay;
     this.bytes = new SuperblockEditor(sb.toBytes()).encode(); // a checksum torn by a crash is made whole here
+    Ext4Superblock.decode(lay.name(), bytes);
     this.freeBlocks = freeBlocks;
     this.freeInodes = freeInodes;
   }
@@ -76,6 +79,24 @@ public final class SuperblockState {
       }
       tx.dirty(b);
     }
+  }
+
+  /**
+   * Applies {@code edit} to the superblock as it is on the device (not to these bytes) and writes it
+   * back straight to the device with its checksum recomputed: for the error record after the journal
+   * aborted, which must not carry along changes that never committed. The cached copy of the block is
+   * left alone (the journal may own it). Does not flush.
+   */
+  public void editOnDevice(BlockDevice device, Consumer<SuperblockEditor> edit) throws IOException {
+    ByteBuffer block = ByteBuffer.allocate(lay.blockSize());
+    device.read(block(), block);
+    byte[] sb = new byte[Ext4Superblock.SIZE];
+    block.get(offset(), sb);
+    SuperblockEditor e = new SuperblockEditor(sb);
+    edit.accept(e);
+    block.put(offset(), e.encode());
+    block.clear();
+    device.write(block(), block);
   }
 
   /**

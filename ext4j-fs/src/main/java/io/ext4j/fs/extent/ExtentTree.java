@@ -433,11 +433,32 @@ public final class ExtentTree {
       } finally {
         inode.fields.unlock();
       }
+      ExtentNode root;
       try {
-        return ExtentNode.decode(ib, 0, ib.length, ExtentNode.ROOT_MAX, null);
+        root = ExtentNode.decode(ib, 0, ib.length, ExtentNode.ROOT_MAX, null);
       } catch (ExtentNode.Malformed m) {
         throw Ext4Exception.corrupted(lay.name(), inode.ino, "extent tree root in the inode: " + m.getMessage());
       }
+      String bad = pointsAway(root);
+      if (bad != null) {
+        throw Ext4Exception.corrupted(lay.name(), inode.ino, "extent tree root in the inode: " + bad);
+      }
+      return root;
+    }
+
+    /**
+     * What is wrong with a node's block numbers, or null: every extent and child must lie inside
+     * the filesystem and clear of group metadata (the kernel's ext4_valid_extent checks).
+     */
+    String pointsAway(ExtentNode n) {
+      for (int i = 0; i < n.count(); i++) {
+        long len = n.depth() == 0 ? n.lengths()[i] : 1;
+        if (!alloc.validFileBlocks(n.values()[i], len)) {
+          return (n.depth() == 0 ? "extent " + i + " maps blocks " : "index entry " + i + " points at block ") + n.values()[i]
+              + (len > 1 ? "+" + len : "") + ", outside the filesystem or inside its metadata";
+        }
+      }
+      return null;
     }
 
     ExtentNode read(long block, int expectedDepth) throws IOException {
@@ -448,6 +469,10 @@ public final class ExtentTree {
         ExtentNode n = ExtentNode.decode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? seed : null);
         if (n.depth() != expectedDepth) {
           throw corrupt(block, "extent tree block has depth " + n.depth() + ", expected " + expectedDepth);
+        }
+        String bad = pointsAway(n);
+        if (bad != null) {
+          throw corrupt(block, bad);
         }
         return n;
       } catch (ExtentNode.Malformed m) {

@@ -224,6 +224,27 @@ public final class Ext4Superblock {
       throw new Ext4FormatException(device, OFFSET + 0x14, "first data block " + firstDataBlock()
           + " does not match block size " + blockSize());
     }
+    long bitsPerBlock = 8L * blockSize();
+    if (blocksPerGroup() > bitsPerBlock || inodesPerGroup() > bitsPerBlock) {
+      throw new Ext4FormatException(device, OFFSET + 0x20, "blocks per group " + blocksPerGroup() + " / inodes per group "
+          + inodesPerGroup() + " do not fit one bitmap block (" + bitsPerBlock + " bits)");
+    }
+    if (blocksCount() <= firstDataBlock()) {
+      throw new Ext4FormatException(device, OFFSET + 0x4, "block count " + blocksCount() + " leaves no block after the first data block");
+    }
+    long groups = Math.ceilDiv(blocksCount() - firstDataBlock(), blocksPerGroup());
+    if (inodesCount() != groups * inodesPerGroup()) {
+      throw new Ext4FormatException(device, OFFSET, "inode count " + inodesCount() + " is not " + groups + " groups of "
+          + inodesPerGroup() + " inodes");
+    }
+    if (revLevel() >= 1 && (firstInode() < 11 || firstInode() > inodesCount())) {
+      throw new Ext4FormatException(device, OFFSET + 0x54, "first non-reserved inode " + firstInode()
+          + " is not in [11, " + inodesCount() + "]");
+    }
+    if (hasCompat(COMPAT_DIR_INDEX) && (defaultHashVersion() < 0 || defaultHashVersion() > 5)) {
+      throw new Ext4FormatException(device, OFFSET + 0xFC, "default directory hash version " + defaultHashVersion()
+          + " is unknown (0-5)");
+    }
   }
 
   /** The stored superblock bytes (a copy). */

@@ -42,12 +42,12 @@ public final class FileBlockMap {
    * The file's mapped ranges in logical order, adjacent ranges merged; holes are absent.
    *
    * @throws Ext4FormatException on a malformed node or pointer, naming the device and block
-   * @throws UnsupportedOperationException for inline-data inodes
+   *     and for an inline-data inode (which has no blocks to map)
    */
   public static List<MappedRange> map(String device, Ext4Superblock sb, Ext4Inode inode, BlockReader reader)
       throws IOException {
     if ((inode.flags() & Ext4Inode.FLAG_INLINE_DATA) != 0) {
-      throw new UnsupportedOperationException(device + ": inode " + inode.number() + " keeps its data inline; it has no blocks");
+      throw new Ext4FormatException(device, -1, "inode " + inode.number() + " keeps its data inline; it has no blocks to map");
     }
     List<MappedRange> out = new ArrayList<>();
     if (inode.usesExtents()) {

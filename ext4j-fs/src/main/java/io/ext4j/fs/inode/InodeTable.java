@@ -58,7 +58,29 @@ public final class InodeTable {
       throw Ext4Exception.corrupted(lay.name(), ino, String.format("inode %d checksum mismatch (block %d, stored 0x%08X, computed 0x%08X)",
           ino, block, raw.storedChecksum(), raw.computeChecksum(lay.checksumSeed(), ino)));
     }
+    if (raw.links() > 0) {
+      String bad = badFields(raw);
+      if (bad != null) {
+        throw Ext4Exception.corrupted(lay.name(), ino, block, "inode " + ino + " (block " + block + "): " + bad);
+      }
+    }
     return raw;
+  }
+
+  /** The kernel's ext4_iget checks of an inode in use: i_extra_isize and i_size. Null when they hold. */
+  private String badFields(RawInode raw) {
+    int extra = raw.extraIsize();
+    if (lay.inodeSize() > 128 && (128 + extra > lay.inodeSize() || (extra & 3) != 0)) {
+      return "i_extra_isize " + extra + " does not fit an inode of " + lay.inodeSize() + " bytes";
+    }
+    long size = raw.sizeBytes();
+    if (size < 0) {
+      return "i_size " + Long.toUnsignedString(size) + " is negative as a file offset";
+    }
+    if (raw.isDirectory() && !lay.largeDir() && size >= 1L << 32) {
+      return "directory size " + size + " needs large_dir (at most 4 GiB without it)";
+    }
+    return null;
   }
 
   private boolean uninitialized(GroupDescriptor d, long ino) {

@@ -49,7 +49,11 @@ public final class JournaledStore implements MetaStore {
 
   @Override
   public Buf read(long block) throws IOException {
-    return new JBuf(journal.buffer(block));
+    try {
+      return new JBuf(journal.buffer(block));
+    } catch (io.ext4j.block.BlockDeviceException e) {
+      throw MetaStore.readFailed(device, block, e);
+    }
   }
 
   @Override
@@ -100,6 +104,11 @@ public final class JournaledStore implements MetaStore {
   @Override
   public void abort(Throwable cause) {
     journal.abort(cause);
+  }
+
+  @Override
+  public Throwable abortCause() {
+    return journal.abortCause();
   }
 
   @Override

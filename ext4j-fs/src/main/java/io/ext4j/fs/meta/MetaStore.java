@@ -59,6 +59,26 @@ public interface MetaStore extends AutoCloseable {
    */
   void abort(Throwable cause);
 
+  /** What aborted the journal — {@link #abort} or a failed commit or checkpoint — or null. */
+  default Throwable abortCause() {
+    return null;
+  }
+
+  /**
+   * The error for a metadata block the device would not read: EFSCORRUPTED when the block lies
+   * beyond the device (a pointer the checks let through), else a metadata EIO; both are errors of
+   * the filesystem ({@link io.ext4j.fs.Ext4Exception#isFilesystemError}).
+   */
+  static io.ext4j.fs.Ext4Exception readFailed(BlockDevice device, long block, io.ext4j.block.BlockDeviceException e) {
+    if (e instanceof io.ext4j.block.BlockOutOfRangeException) {
+      io.ext4j.fs.Ext4Exception c = io.ext4j.fs.Ext4Exception.corrupted(device.name(), 0, block,
+          "metadata block " + block + " is beyond the end of the device");
+      c.initCause(e);
+      return c;
+    }
+    return io.ext4j.fs.Ext4Exception.metadataIo(device.name(), block, e);
+  }
+
   /** The largest number of credits one update may ask for. */
   int maxCredits();
 

@@ -41,7 +41,11 @@ public final class UnjournaledStore implements MetaStore {
 
   @Override
   public Buf read(long block) throws IOException {
-    return new CBuf(cache.get(block));
+    try {
+      return new CBuf(cache.get(block));
+    } catch (io.ext4j.block.BlockDeviceException e) {
+      throw MetaStore.readFailed(cache.device(), block, e);
+    }
   }
 
   @Override

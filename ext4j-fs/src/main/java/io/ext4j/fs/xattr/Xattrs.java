@@ -62,7 +62,14 @@ public final class Xattrs {
         if (e.valueInum() != 0) {
           throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "xattr value in an EA inode (ea_inode) is not readable yet");
         }
-        return isAcl(name) ? PosixAcl.fromDisk(e.value()) : e.value();
+        if (!isAcl(name)) {
+          return e.value();
+        }
+        try {
+          return PosixAcl.fromDisk(e.value());
+        } catch (IllegalArgumentException bad) {
+          throw Ext4Exception.corrupted(fs.lay.name(), inode.ino, "xattr " + name + ": " + bad.getMessage());
+        }
       }
     }
     return null;

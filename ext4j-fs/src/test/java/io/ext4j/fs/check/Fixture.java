@@ -33,17 +33,26 @@ final class Fixture {
 
   /** Populates {@code image} (made by {@link #mkfs}) deterministically from {@code seed}. */
   static void populate(Path image, long seed, boolean extents) throws IOException, InterruptedException {
+    populate(image, seed, extents, false);
+  }
+
+  /**
+   * As {@link #populate(Path, long, boolean)}; {@code compressible} fills the files with a seeded
+   * repeating pattern instead of random bytes, so that copies of the image (the fuzzer's regression
+   * images) compress to a few KiB.
+   */
+  static void populate(Path image, long seed, boolean extents, boolean compressible) throws IOException, InterruptedException {
     SplittableRandom r = new SplittableRandom(seed);
-    Path small = hostFile("small", 5000, r);
-    Path big = hostFile("big", 300_000, r);
-    Path value = hostFile("value", 700, r);
-    Path empty = hostFile("empty", 0, r);
+    Path small = hostFile("small", 5000, r, compressible);
+    Path big = hostFile("big", 300_000, r, compressible);
+    Path value = hostFile("value", 700, r, compressible);
+    Path empty = hostFile("empty", 0, r, compressible);
     Path sparse = DIR.resolve("host-sparse");
     try (RandomAccessFile f = new RandomAccessFile(sparse.toFile(), "rw")) {
       f.setLength(0);
       byte[] chunk = new byte[5000];
       for (int i = 0; i < 13; i++) {
-        r.nextBytes(chunk);
+        fill(chunk, r, compressible);
         f.seek(i * 40_960L);
         f.write(chunk);
       }
@@ -64,10 +73,21 @@ final class Fixture {
     assertThat(index.exit()).as("e2fsck -fyD: %s", index.describe()).isLessThan(4);
   }
 
-  private static Path hostFile(String name, int size, SplittableRandom r) throws IOException {
+  private static void fill(byte[] b, SplittableRandom r, boolean compressible) {
+    if (!compressible) {
+      r.nextBytes(b);
+      return;
+    }
+    int step = 1 + r.nextInt(250);
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) (i % 509 * step);
+    }
+  }
+
+  private static Path hostFile(String name, int size, SplittableRandom r, boolean compressible) throws IOException {
     Files.createDirectories(DIR);
     byte[] b = new byte[size];
-    r.nextBytes(b);
+    fill(b, r, compressible);
     Path p = DIR.resolve("host-" + name);
     Files.write(p, b);
     return p;
