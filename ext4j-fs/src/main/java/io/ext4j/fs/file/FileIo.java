@@ -168,6 +168,10 @@ public final class FileIo {
     inode.rw.readLock().lock();
     try {
       return readLocked(inode, pos, dst);
+    } catch (io.ext4j.block.BlockDeviceException e) {
+      // a data block the device would not read: this read fails, the filesystem is unharmed (metadata
+      // reads fail through MetaStore as errors of the filesystem instead)
+      throw new Ext4Exception(Errno.EIO, inode.ino, null, "reading file data at " + pos + ": " + e.getMessage(), e);
     } finally {
       inode.rw.readLock().unlock();
     }
@@ -400,7 +404,12 @@ public final class FileIo {
             return l;
           }
           Segment fresh = new Segment(l, run.length(), run.start(), Segment.State.HOLE);
-          writeSegmentData(fresh, pos, data, true);
+          try {
+            writeSegmentData(fresh, pos, data, true);
+          } catch (IOException | RuntimeException e) {
+            giveBack(tx, run, e); // the data never landed: nothing of the allocation may commit
+            throw e;
+          }
           try {
             fs.extents.replace(tx, inode, l, l + run.length(), List.of(new Extent(l, run.start(), run.length(), false)));
           } catch (Ext4Exception e) {
@@ -417,6 +426,19 @@ public final class FileIo {
       }
     }
     return s.end();
+  }
+
+  /**
+   * Frees a run allocated in {@code tx} whose data write failed. If even that fails the transaction
+   * holds an allocation nothing owns, so the journal aborts rather than commit it.
+   */
+  private void giveBack(Tx tx, BlockAllocator.Run run, Throwable cause) {
+    try {
+      freeData(tx, run.start(), run.length());
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+      fs.fail(cause);
+    }
   }
 
   private void finishWrite(Tx tx, Inode inode, long allocatedBlocks, long newSize) throws IOException {

@@ -51,8 +51,8 @@ import org.junit.jupiter.api.Test;
  * made by mkfs.ext4 and populated by debugfs with and without metadata_csum, made by mkfs.ext4 and
  * populated by ext4j, and made by the kernel with a journal still to replay and orphans to process —
  * each put through {@link EngineExercise} (open, list recursively, read everything, write, close,
- * check) on two worker threads under a watchdog. At least 20,000 mutants per run
- * ({@code -Dext4j.fuzz.mutants=N} for a longer one); every defect is printed with its mutant's
+ * check) on two worker threads under a watchdog. 20,000 mutants per run, 400,000 with
+ * {@code -Psoak} ({@code -Dext4j.fuzz.mutants=N} for any other count); every defect is printed with its mutant's
  * seed and kept as a regression image under {@code target/fuzz-failures/}. The images kept in the
  * test resources ({@code fuzz-regressions/}) are replayed first, every run.
  */
@@ -71,7 +71,7 @@ class ImageFuzzOracleTest {
   void mutantsOfRealImages_neverCrashHangOrExhaustTheEngine() throws Exception {
     long seed = Seeds.seed();
     List<Base> bases = bases(seed);
-    int total = Integer.getInteger("ext4j.fuzz.mutants", 20_000);
+    int total = Integer.getInteger("ext4j.fuzz.mutants", Boolean.getBoolean("ext4j.soak") ? 400_000 : 20_000);
     int workers = 2;
     AtomicInteger next = new AtomicInteger();
     AtomicLongArray startedAt = new AtomicLongArray(workers); // 0: idle
