@@ -172,6 +172,11 @@ public final class Ext4FileSystem implements AutoCloseable {
       throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 4, "the filesystem has " + sb.blocksCount()
           + " blocks but the device only " + device.blockCount() + " (truncated image?)");
     }
+    if (sb.hasCompat(Ext4Superblock.COMPAT_DIR_INDEX) && (sb.defaultHashVersion() < 0 || sb.defaultHashVersion() > 5)) {
+      // e2fsck passes it (each htree root names its own), but every name lookup here hashes with it
+      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0xFC, "default directory hash version "
+          + sb.defaultHashVersion() + " is unknown (0-5)");
+    }
     String reason = Features.readOnlyReason(device.name(), sb);
     boolean readOnly = options.readOnly() || device.isReadOnly() || reason != null;
     if (!options.readOnly() && reason != null) {

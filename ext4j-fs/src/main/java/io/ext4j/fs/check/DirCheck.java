@@ -4,6 +4,7 @@ import static io.ext4j.fs.check.Problem.DIRECTORY;
 
 import io.ext4j.fs.format.DirBlock;
 import io.ext4j.fs.format.Ext4Superblock;
+import io.ext4j.fs.format.GroupDescriptor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -192,7 +193,7 @@ final class DirCheck {
       s.out.error(DIRECTORY, d.ino, pblk, where + " is a link to '.' (the directory itself)");
       return false;
     }
-    if (ino == s.lay.orphanFileIno() && s.sb.hasCompat(Ext4Superblock.COMPAT_ORPHAN_FILE)) {
+    if (ino == s.sb.orphanFileInode() && ino != 0) { // e2fsck refuses it as a name's inode even without orphan_file
       s.out.error(DIRECTORY, d.ino, pblk, where + " refers to the orphan file inode " + ino);
       return false;
     }
@@ -202,6 +203,13 @@ final class DirCheck {
       s.out.error(DIRECTORY, d.ino, pblk, where + " refers to inode " + ino + " in the "
           + (GroupCheck.inodeUninit(s, g) ? "uninitialized inode table of group " + g
           : "unused part (past itable_unused) of group " + g + "'s inode table"));
+      return false;
+    }
+    if (!s.groupCsum && markedUnused(ino)) {
+      // without group checksums every slot is scanned, but e2fsck's pass 2 still goes by the flags it declined to clear
+      int g = (int) s.groupOfInode(ino);
+      s.out.error(DIRECTORY, d.ino, pblk, where + " refers to inode " + ino + " in the part of group " + g
+          + "'s inode table its descriptor marks unused (INODE_UNINIT or itable_unused)");
       return false;
     }
     byte t = s.type[dense];
@@ -227,9 +235,21 @@ final class DirCheck {
     return true;
   }
 
+  /**
+   * Whether {@code ino}'s descriptor says it is not in use: INODE_UNINIT, or at or past the first
+   * unused inode that itable_unused implies — computed, as e2fsck does, in 32 bits, so that an
+   * itable_unused larger than the group wraps around and marks nothing.
+   */
+  private boolean markedUnused(long ino) {
+    long g = s.groupOfInode(ino);
+    GroupDescriptor gd = s.gd[(int) g];
+    long firstUnused = (g * s.ipg + 1 + s.ipg - gd.itableUnused()) & 0xFFFFFFFFL;
+    return gd.has(GroupDescriptor.INODE_UNINIT) || ino >= firstUnused;
+  }
+
   private void fileTypeOf(Scan.DirInfo d, long pblk, String name, int ft, byte want) {
     if (fileType) {
-      if (ft != want) {
+      if (ft != want && ft != 0) { // 0 (unknown) is only filled in: e2fsck -n says nothing of it
         s.out.error(DIRECTORY, d.ino, pblk, "entry '" + name + "' has file type " + ft + ", should be " + want);
       }
     } else if (ft != 0) {

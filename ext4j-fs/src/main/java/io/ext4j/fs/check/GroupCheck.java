@@ -62,9 +62,10 @@ final class GroupCheck {
   private static void checkFlags(Scan s, int g, GroupDescriptor d) {
     long blk = s.lay.descriptorBlock(g);
     int uninit = d.flags() & (GroupDescriptor.INODE_UNINIT | GroupDescriptor.BLOCK_UNINIT);
-    if (uninit != 0 && !s.groupCsum) {
-      s.out.error(GROUP_DESCRIPTOR, NO_INODE, blk, "group " + g + " has " + flagNames(uninit)
-          + " set but the filesystem has neither uninit_bg nor metadata_csum");
+    if ((uninit != 0 || d.itableUnused() != 0) && !s.groupCsum) {
+      // e2fsck -n reports it and exits 0: without the feature the flags and the count mean nothing
+      s.out.note(GROUP_DESCRIPTOR, NO_INODE, blk, "group " + g + " is marked uninitialized (" + (uninit != 0 ? flagNames(uninit)
+          : "itable_unused " + d.itableUnused()) + ") but the filesystem has neither uninit_bg nor metadata_csum");
     }
     if (s.groupCsum && g == s.groups - 1 && d.has(GroupDescriptor.BLOCK_UNINIT)) {
       s.out.error(GROUP_DESCRIPTOR, NO_INODE, blk, "the last group (" + g + ") has BLOCK_UNINIT set");
@@ -125,9 +126,9 @@ final class GroupCheck {
     }
   }
 
-  /** Whether {@code g}'s UNINIT flags and itable_unused are to be believed (checksummed and consistent). */
+  /** Whether {@code g}'s UNINIT flags and itable_unused are believed: with uninit_bg or metadata_csum, as e2fsck -n does. */
   static boolean trusted(Scan s, int g) {
-    return s.groupCsum && s.gdValid[g];
+    return s.groupCsum; // even with a bad checksum: e2fsck -n, declining to clear them, goes by them too
   }
 
   static boolean inodeUninit(Scan s, int g) {

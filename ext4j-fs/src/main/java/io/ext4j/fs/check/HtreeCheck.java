@@ -90,6 +90,10 @@ final class HtreeCheck {
           + (maxLevels == 2 ? " without large_dir" : ""));
       return;
     }
+    if ((DxBlock.unusedFlags(b) & DxBlock.FLAG_INCOMPAT) != 0) {
+      invalid(pblk, String.format("the htree root uses an incompatible flag (unused_flags 0x%02X)", DxBlock.unusedFlags(b)));
+      return;
+    }
     version = DirHash.versionFor(hv, (sFlags & Ext4Superblock.FLAG_UNSIGNED_HASH) != 0);
     int c = 24 + infoLen;
     if (c + 8 > s.bs) {

@@ -17,8 +17,8 @@ import java.io.IOException;
  */
 final class InodeCheck {
   private static final int FL_IMAGIC = 0x2000;
-  private static final int FL_ENCRYPT = 0x800;
-  private static final int FL_CASEFOLD = 0x40000000;
+  static final int FL_ENCRYPT = 0x800;
+  static final int FL_CASEFOLD = 0x40000000;
   private static final int FL_IMMUTABLE_OR_APPEND = RawInode.FL_IMMUTABLE | RawInode.FL_APPEND;
 
   private final Scan s;

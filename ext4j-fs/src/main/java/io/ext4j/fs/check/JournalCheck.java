@@ -59,6 +59,11 @@ final class JournalCheck {
     try {
       jsb = JournalRecovery.readSuperblock(s.dev, JournalMap.ofExtents(runs));
     } catch (JournalException e) {
+      if (!s.sb.needsRecovery() && e instanceof io.ext4j.jbd2.JournalCorruptException jc && "superblock log start".equals(jc.what())) {
+        // e2fsck -n: "needs_recovery flag is clear, but journal has data" — declined, exit 0
+        s.out.note(JOURNAL, ino, c.pblk[0], "needs_recovery is clear but the journal superblock claims a log: " + e.getMessage());
+        return;
+      }
       s.out.error(JOURNAL, ino, c.pblk[0], "the journal superblock is invalid: " + e.getMessage());
       return;
     }
@@ -66,9 +71,14 @@ final class JournalCheck {
       s.out.strictNote(JOURNAL, ino, c.pblk[0], "needs_recovery is clear but the journal holds a log (s_start "
           + jsb.start() + ")");
     }
+    if (jsb.nrUsers() > 1) {
+      s.out.error(JOURNAL, ino, c.pblk[0], "the journal superblock lists " + Integer.toUnsignedString(jsb.nrUsers())
+          + " filesystems sharing it; an internal journal has one (e2fsck stops here)");
+    }
     if (jsb.errno() != 0) {
-      s.out.strictNote(JOURNAL, ino, c.pblk[0], "the journal superblock records an abort (s_errno " + jsb.errno()
-          + "); e2fsck would mark the filesystem as having errors");
+      // e2fsck marks the filesystem as having errors and clears s_errno (-n: it fails to write it back)
+      s.out.error(JOURNAL, ino, c.pblk[0], "the journal superblock records an abort (s_errno " + jsb.errno()
+          + "): the filesystem has errors");
     }
     if (s.sb.needsRecovery() && !s.journalReplayed) {
       s.out.strictNote(JOURNAL, ino, NO_BLOCK, "the journal needs recovery; the image was checked without replaying it");

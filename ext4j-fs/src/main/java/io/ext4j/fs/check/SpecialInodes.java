@@ -131,6 +131,12 @@ final class SpecialInodes {
       }
     }
     long dind = Integer.toUnsignedLong(r.iBlockWord(13));
+    int odd = r.flags() & (RawInode.FL_INDEX | RawInode.FL_EXTENTS | RawInode.FL_INLINE_DATA | InodeCheck.FL_ENCRYPT
+        | InodeCheck.FL_CASEFOLD);
+    if (why == null && odd != 0) {
+      why = "it has flags 0x" + Integer.toHexString(odd) + " (index, extents, inline data, encrypt or casefold), "
+          + "which a block-mapped regular file cannot have";
+    }
     if (why == null && (r.links() == 0 || !r.isRegular())) {
       why = String.format("mode 0%o, links %d: it must be a regular file in use", r.mode(), r.links());
     }

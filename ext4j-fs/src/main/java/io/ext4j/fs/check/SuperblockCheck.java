@@ -27,6 +27,10 @@ final class SuperblockCheck {
       | Ext4Superblock.RO_COMPAT_HUGE_FILE | Ext4Superblock.RO_COMPAT_GDT_CSUM | Ext4Superblock.RO_COMPAT_DIR_NLINK
       | Ext4Superblock.RO_COMPAT_EXTRA_ISIZE | Ext4Superblock.RO_COMPAT_METADATA_CSUM | Ext4Superblock.RO_COMPAT_READONLY
       | Ext4Superblock.RO_COMPAT_PROJECT | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT;
+  /** Compat features e2fsck accepts (EXT2_LIB_FEATURE_COMPAT_SUPP); it refuses to check anything else. */
+  private static final int COMPAT_E2FSCK_KNOWN = 0x1 | 0x2 | Ext4Superblock.COMPAT_HAS_JOURNAL | 0x8 | 0x10
+      | Ext4Superblock.COMPAT_DIR_INDEX | Ext4Superblock.COMPAT_SPARSE_SUPER2 | Ext4Superblock.COMPAT_FAST_COMMIT | 0x800
+      | Ext4Superblock.COMPAT_ORPHAN_FILE;
   /** Compat features that change the layout in ways this checker does not know. */
   private static final int COMPAT_UNKNOWN_LAYOUT = Ext4Superblock.COMPAT_SPARSE_SUPER2 | 0x0100 /* exclude_bitmap */;
   /** e2fsck's time fudge: a last mount time less than this far in the future is "probably the clock". */
@@ -71,6 +75,10 @@ final class SuperblockCheck {
     int ro = sb.featureRoCompat() & ~RO_COMPAT_KNOWN;
     if (ro != 0) {
       throw new CannotCheck(SUPERBLOCK, "unsupported ro_compat feature(s) " + Ext4Superblock.roCompatNames(ro));
+    }
+    int unknown = sb.featureCompat() & ~COMPAT_E2FSCK_KNOWN;
+    if (unknown != 0) {
+      throw new CannotCheck(SUPERBLOCK, "unknown compat feature(s) " + Ext4Superblock.compatNames(unknown));
     }
     int compat = sb.featureCompat() & COMPAT_UNKNOWN_LAYOUT;
     if (compat != 0) {
@@ -146,7 +154,7 @@ final class SuperblockCheck {
       out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, "both metadata_csum and uninit_bg are set; metadata_csum supersedes it");
     }
     if (sb.hasIncompat(Ext4Superblock.INCOMPAT_CSUM_SEED) && !sb.hasMetadataCsum()) {
-      out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, "metadata_csum_seed is set without metadata_csum");
+      out.note(SUPERBLOCK, NO_INODE, NO_BLOCK, "metadata_csum_seed is set without metadata_csum"); // e2fsck -n: exit 0
     }
     if (sb.needsRecovery() && !sb.hasJournal()) {
       out.error(SUPERBLOCK, NO_INODE, NO_BLOCK, "needs_recovery is set but the filesystem has no journal");

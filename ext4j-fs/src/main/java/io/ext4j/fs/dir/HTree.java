@@ -70,7 +70,7 @@ final class HTree {
     int c = DxBlock.ROOT_COUNT_OFFSET;
     try (Buf root = blocks.readIndex(dir, 0, c)) {
       byte[] a = root.array();
-      if (DxBlock.reservedZero(a) != 0 || DxBlock.infoLength(a) != 8 || (DxBlock.unusedFlags(a) & 1) != 0) {
+      if (DxBlock.reservedZero(a) != 0 || DxBlock.infoLength(a) != 8 || (DxBlock.unusedFlags(a) & DxBlock.FLAG_INCOMPAT) != 0) {
         throw corrupt(dir, "htree root has a bad info header");
       }
       levels = DxBlock.indirectLevels(a);

@@ -453,6 +453,9 @@ public final class ExtentTree {
     String pointsAway(ExtentNode n) {
       for (int i = 0; i < n.count(); i++) {
         long len = n.depth() == 0 ? n.lengths()[i] : 1;
+        if (n.depth() == 0 && n.keys()[i] + len > 1L << 32) {
+          return "extent " + i + " covers logical blocks " + n.keys()[i] + "+" + len + ", past the 2^32 a file can have";
+        }
         if (!alloc.validFileBlocks(n.values()[i], len)) {
           return (n.depth() == 0 ? "extent " + i + " maps blocks " : "index entry " + i + " points at block ") + n.values()[i]
               + (len > 1 ? "+" + len : "") + ", outside the filesystem or inside its metadata";

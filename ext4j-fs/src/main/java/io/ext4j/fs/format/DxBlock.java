@@ -100,6 +100,9 @@ public final class DxBlock {
     return LittleEndian.le32(root, 24);
   }
 
+  /** unused_flags bit 0: an incompatible hash flag neither ext4 nor e2fsck understands (the tree is not used). */
+  public static final int FLAG_INCOMPAT = 0x1;
+
   public static int unusedFlags(byte[] root) {
     return root[31] & 0xFF;
   }

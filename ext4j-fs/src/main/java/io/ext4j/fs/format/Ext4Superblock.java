@@ -241,10 +241,6 @@ public final class Ext4Superblock {
       throw new Ext4FormatException(device, OFFSET + 0x54, "first non-reserved inode " + firstInode()
           + " is not in [11, " + inodesCount() + "]");
     }
-    if (hasCompat(COMPAT_DIR_INDEX) && (defaultHashVersion() < 0 || defaultHashVersion() > 5)) {
-      throw new Ext4FormatException(device, OFFSET + 0xFC, "default directory hash version " + defaultHashVersion()
-          + " is unknown (0-5)");
-    }
   }
 
   /** The stored superblock bytes (a copy). */

@@ -51,7 +51,8 @@ import org.junit.jupiter.api.Test;
  * made by mkfs.ext4 and populated by debugfs with and without metadata_csum, made by mkfs.ext4 and
  * populated by ext4j, and made by the kernel with a journal still to replay and orphans to process —
  * each put through {@link EngineExercise} (open, list recursively, read everything, write, close,
- * check) on two worker threads under a watchdog. 20,000 mutants per run, 400,000 with
+ * check) on two worker threads under a watchdog; every 40th mutant is also judged by ext4j's
+ * checker and by {@code e2fsck -fn}, which must agree on whether it is clean. 20,000 mutants per run, 400,000 with
  * {@code -Psoak} ({@code -Dext4j.fuzz.mutants=N} for any other count); every defect is printed with its mutant's
  * seed and kept as a regression image under {@code target/fuzz-failures/}. The images kept in the
  * test resources ({@code fuzz-regressions/}) are replayed first, every run.
@@ -63,6 +64,18 @@ class ImageFuzzOracleTest {
   /** Wall-clock time after which a mutant counts as hung (its calls are limited to a second of CPU each). */
   private static final long HANG_NS = 30_000_000_000L;
   private static final int MAX_REPORTED = 12;
+  /** Every this many mutants, ext4j's checker and {@code e2fsck -fn} judge the same mutant and must agree. */
+  private static final int AGREE_EVERY = 40;
+  /**
+   * The bases are built from this seed, with a fixed UUID and hash seed, and in the default run the
+   * mutants judged by e2fsck come from it too: a fixed corpus, so that a disagreement found once is
+   * found every run until fixed. The exploring mutants (and, with -Psoak, the judged ones) come from
+   * the run's seed.
+   */
+  private static final long CORPUS_SEED = 0x45787434L;
+  private static final String[] FIXED_IDS = {"-U", "6f1c2d3e-4a5b-4c6d-8e7f-102132435465", "-E", "hash_seed=0a1b2c3d-4e5f-4061-8273-8495a6b7c8d9"};
+  private static final java.time.Duration E2FSCK_LIMIT = java.time.Duration.ofSeconds(10);
+  private static final String E2FSCK_GAVE_UP = "e2fsck took longer than the limit";
 
   /** One image to mutate, in memory, with where its structures are. */
   record Base(String name, MemoryBlockDevice image, Ext4Superblock sb, Mutator.Targets targets) {}
@@ -70,7 +83,9 @@ class ImageFuzzOracleTest {
   @Test
   void mutantsOfRealImages_neverCrashHangOrExhaustTheEngine() throws Exception {
     long seed = Seeds.seed();
-    List<Base> bases = bases(seed);
+    boolean soak = Boolean.getBoolean("ext4j.soak");
+    long judgedSeed = soak ? Seeds.derive(seed, "judged") : CORPUS_SEED;
+    List<Base> bases = bases(CORPUS_SEED);
     int total = Integer.getInteger("ext4j.fuzz.mutants", Boolean.getBoolean("ext4j.soak") ? 400_000 : 20_000);
     int workers = 2;
     AtomicInteger next = new AtomicInteger();
@@ -91,6 +106,17 @@ class ImageFuzzOracleTest {
           current.set(me, i);
           startedAt.set(me, System.nanoTime());
           try {
+            if ((i / bases.size()) % AGREE_EVERY == 0) {
+              long js = Seeds.derive(judgedSeed, i);
+              String why = agreement(b, js, DIR.resolve("agree-" + me + ".img"));
+              startedAt.set(me, System.nanoTime()); // e2fsck's time is not the engine's
+              if (why == null || !why.equals(E2FSCK_GAVE_UP)) {
+                stats.get(b.name()).judged(why == null);
+              }
+              if (why != null && !why.equals(E2FSCK_GAVE_UP)) {
+                defects.add(report(b, i, js, new AssertionError("ext4j fsck and e2fsck -fn disagree: " + why)));
+              }
+            }
             EngineExercise.Result res = exercise(b, ms);
             stats.get(b.name()).add(res);
           } catch (Throwable t) { // a Defect, or a failure of the harness itself: both are reported
@@ -123,14 +149,16 @@ class ImageFuzzOracleTest {
       Stats s = e.getValue();
       done += s.mutants.get();
       System.out.printf("fuzz %-22s %6d mutants: %5d refused at open, %7d calls (%d refused), check exit 0/4/8 = %d/%d/%d, "
-          + "slowest call %d ms CPU%n", e.getKey(), s.mutants.get(), s.notOpened.get(), s.calls.get(), s.refused.get(),
-          s.exits.get(0), s.exits.get(4), s.exits.get(8), s.slowest.get() / 1_000_000);
+          + "slowest call %d ms CPU; %d judged by e2fsck -fn too, %d agreed%n", e.getKey(), s.mutants.get(), s.notOpened.get(),
+          s.calls.get(), s.refused.get(), s.exits.get(0), s.exits.get(4), s.exits.get(8), s.slowest.get() / 1_000_000,
+          s.judged.get(), s.agreed.get());
     }
     System.out.printf("fuzz: %d mutants of %d images in %d s, %d defects (seed %d)%n", done, bases.size(), secs,
         defects.size(), seed);
     assertThat(defects).as("defects (images in %s)", FAILURES.toAbsolutePath()).isEmpty();
     assertThat(done).isEqualTo(total);
     for (Stats s : stats.values()) {
+      assertThat(s.judged.get()).as("mutants judged by e2fsck too").isPositive();
       assertThat(s.exits.get(4)).as("most mutants are damaged in a way the checker sees").isPositive();
       assertThat(s.mutants.get() - s.notOpened.get()).as("some mutants still open").isPositive();
     }
@@ -167,6 +195,34 @@ class ImageFuzzOracleTest {
     try (Stream<Path> s = Files.list(Path.of(url.toURI()))) {
       return s.filter(p -> p.toString().endsWith(".img.gz")).sorted().toList();
     }
+  }
+
+  /**
+   * The mutant as a file, judged by ext4j's checker and by {@code e2fsck -fn}: null when they agree
+   * on whether it is clean and on whether there is anything to say, else both reports.
+   */
+  private static String agreement(Base b, long mutantSeed, Path file) throws Exception {
+    OverlayBlockDevice dev = new OverlayBlockDevice(b.image());
+    String what = Mutator.mutate(dev, b.sb(), b.targets(), mutantSeed);
+    try (OutputStream o = Files.newOutputStream(file)) {
+      ByteBuffer buf = ByteBuffer.allocate(dev.blockSize());
+      for (long k = 0; k < dev.blockCount(); k++) {
+        buf.clear();
+        dev.read(k, buf);
+        o.write(buf.array());
+      }
+    }
+    // as e2fsck -fn: a journal that needs recovery is not replayed (ext4j fsck -n replays it in memory)
+    CheckReport rep = CheckImage.check(file, CheckOptions.defaults().withReplayJournal(false));
+    io.ext4j.testkit.E2fsprogs.Result r = io.ext4j.testkit.E2fsprogs.runOrKill(E2FSCK_LIMIT, "e2fsck", "-fn", file.toString());
+    if (r.exitCode() == io.ext4j.testkit.E2fsprogs.KILLED) {
+      return E2FSCK_GAVE_UP; // e2fsck itself is no oracle for this one (a geometry it tries to allocate for)
+    }
+    E2fsprogs.Result e = new E2fsprogs.Result(List.of("e2fsck", "-fn"), r.exitCode(), r.stdout(), r.stderr());
+    if (rep.clean() == (e.exit() == 0) && rep.silent() == e.silent()) {
+      return null;
+    }
+    return what + "\next4j:\n" + rep.toText() + "e2fsck -fn exit " + e.exit() + ":\n" + String.join("\n", e.messages());
   }
 
   private static EngineExercise.Result exercise(Base b, long mutantSeed) throws Exception {
@@ -214,6 +270,15 @@ class ImageFuzzOracleTest {
     final AtomicLong refused = new AtomicLong();
     final AtomicLong slowest = new AtomicLong();
     final AtomicLongArray exits = new AtomicLongArray(9);
+    final AtomicInteger judged = new AtomicInteger();
+    final AtomicInteger agreed = new AtomicInteger();
+
+    void judged(boolean agree) {
+      judged.incrementAndGet();
+      if (agree) {
+        agreed.incrementAndGet();
+      }
+    }
 
     void add(EngineExercise.Result r) {
       mutants.incrementAndGet();
@@ -234,18 +299,24 @@ class ImageFuzzOracleTest {
   static List<Base> bases(long seed) throws Exception {
     Files.createDirectories(DIR);
     List<Base> out = new ArrayList<>();
-    Path nocsum = Fixture.mkfs("fuzz/debugfs-1k-nocsum", 8, "-b", "1024", "-O", "^metadata_csum,^uninit_bg");
+    Path nocsum = Fixture.mkfs("fuzz/debugfs-1k-nocsum", 8, with("-b", "1024", "-O", "^metadata_csum,^uninit_bg"));
     Fixture.populate(nocsum, seed, true, true);
     out.add(base("debugfs-1k-nocsum", nocsum));
-    Path csum = Fixture.mkfs("fuzz/debugfs-4k-csum", 8, "-b", "4096", "-O", "metadata_csum_seed,orphan_file");
+    Path csum = Fixture.mkfs("fuzz/debugfs-4k-csum", 8, with("-b", "4096", "-O", "metadata_csum_seed,orphan_file"));
     Fixture.populate(csum, seed, true, true);
     out.add(base("debugfs-4k-csum", csum));
-    Path ext4j = Fixture.mkfs("fuzz/ext4j-4k-nocsum", 8, "-b", "4096", "-O", "^metadata_csum,^uninit_bg");
+    Path ext4j = Fixture.mkfs("fuzz/ext4j-4k-nocsum", 8, with("-b", "4096", "-O", "^metadata_csum,^uninit_bg"));
     populateWithExt4j(ext4j, seed);
     out.add(base("ext4j-4k-nocsum", ext4j));
     Path kernel = KernelFsFixtures.extract("1k-orphans", DIR);
     out.add(base("kernel-1k-orphans", kernel));
     return out;
+  }
+
+  private static String[] with(String... options) {
+    String[] all = java.util.Arrays.copyOf(options, options.length + FIXED_IDS.length);
+    System.arraycopy(FIXED_IDS, 0, all, options.length, FIXED_IDS.length);
+    return all;
   }
 
   private static Base base(String name, Path img) throws Exception {
