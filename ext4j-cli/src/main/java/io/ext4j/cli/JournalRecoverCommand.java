@@ -1,6 +1,7 @@
 package io.ext4j.cli;
 
 import io.ext4j.fs.Ext4JournalLocator;
+import io.ext4j.fs.JournalLocation;
 import io.ext4j.jbd2.JournalFailedCommitException;
 import io.ext4j.jbd2.JournalRecovery;
 import io.ext4j.jbd2.RecoveryResult;
@@ -89,6 +90,16 @@ public final class JournalRecoverCommand implements Callable<Integer> {
               + " errors and cleared the journal's errno; run e2fsck -f.");
         } else {
           out.println("The journal records errno " + now.errno() + " (it was aborted); left in place.");
+        }
+      }
+      if (j.isExt4() && j.location().damagedInode() != null) {
+        // found through s_jnl_blocks: write the inode back, as e2fsck does, unless the replay already did
+        JournalLocation again = Ext4JournalLocator.locate(j.device());
+        if (again.damagedInode() != null) {
+          Ext4JournalLocator.repairJournalInode(j.device(), Ext4JournalLocator.readSuperblock(j.device()), again);
+          j.device().flush();
+          out.println("The journal inode was damaged (" + again.damagedInode() + "); found the journal through the"
+              + " superblock's backup (s_jnl_blocks) and wrote the inode back.");
         }
       }
       if (j.isExt4() && Ext4JournalLocator.readSuperblock(j.device()).needsRecovery()) {

@@ -189,6 +189,11 @@ public final class Ext4FileSystem implements AutoCloseable {
     BlockCache cache = null;
     if (sb.hasJournal() && sb.journalInode() != 0) {
       JournalLocation loc = Ext4JournalLocator.locate(dev, sb);
+      if (loc.damagedInode() != null && !readOnly) {
+        // e2fsck's answer to a damaged journal inode: the superblock's backup of its blocks, written back
+        Ext4JournalLocator.repairJournalInode(dev, sb, loc);
+        dev.flush();
+      }
       boolean dirty = JournalRecovery.readSuperblock(dev, loc.journalMap()).start() != 0;
       boolean torn = false;
       if (primaryFailure != null && !dirty) {

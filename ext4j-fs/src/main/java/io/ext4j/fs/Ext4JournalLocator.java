@@ -61,7 +61,116 @@ public final class Ext4JournalLocator {
       }
       throw new Ext4FormatException(name, Ext4Superblock.OFFSET + 0xE0, "has_journal is set but s_journal_inum is 0");
     }
-    Ext4Inode inode = readInode(device, sb, sb.journalInode());
+    try {
+      return locateThrough(device, sb, readInode(device, sb, sb.journalInode()), null);
+    } catch (Ext4FormatException bad) {
+      if (sb.journalBackupType() != JNL_BACKUP_BLOCKS) {
+        throw bad;
+      }
+      try {
+        return locateThrough(device, sb, backupInode(sb), bad.getMessage());
+      } catch (Ext4FormatException alsoBad) {
+        bad.addSuppressed(alsoBad);
+        throw bad;
+      }
+    }
+  }
+
+  /** s_jnl_backup_type when s_jnl_blocks holds a copy of the journal inode's i_block and size (EXT3_JNL_BACKUP_BLOCKS). */
+  public static final int JNL_BACKUP_BLOCKS = 1;
+
+  /**
+   * The journal inode as the superblock's backup (s_jnl_blocks) describes it, as e2fsck builds it
+   * when the inode itself is damaged: a regular file with one link, i_block and size from the
+   * backup, extent-mapped when the copied i_block starts with an extent header.
+   */
+  static Ext4Inode backupInode(Ext4Superblock sb) {
+    int[] j = sb.journalBackup();
+    java.nio.ByteBuffer ib = java.nio.ByteBuffer.allocate(60).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < 15; i++) {
+      ib.putInt(4 * i, j[i]);
+    }
+    long size = Integer.toUnsignedLong(j[16]) | Integer.toUnsignedLong(j[15]) << 32;
+    boolean extents = Short.toUnsignedInt(ib.getShort(0)) == 0xF30A;
+    return new Ext4Inode(sb.journalInode(), 0x8180, size, extents ? Ext4Inode.FLAG_EXTENTS : 0, 0, ib.array());
+  }
+
+  /**
+   * Rewrites a damaged journal inode from the superblock's backup, as e2fsck does after it used the
+   * backup: mode 0100600, one link, the backup's i_block and size, i_blocks counting the journal's
+   * blocks and its map's blocks, a fresh checksum. Only when {@code loc} came from the backup; the
+   * write goes straight to the device, before any journal is open. Does not flush.
+   */
+  public static void repairJournalInode(BlockDevice device, Ext4Superblock sb, JournalLocation loc) throws IOException {
+    if (loc.damagedInode() == null) {
+      return;
+    }
+    Ext4Inode backup = backupInode(sb);
+    io.ext4j.fs.format.RawInode r = io.ext4j.fs.format.RawInode.blank(sb.inodeSize());
+    r.mode(0x8180);
+    r.links(1);
+    r.sizeBytes(backup.size());
+    r.flags(backup.flags());
+    r.iBlock(backup.iBlock());
+    if (sb.inodeSize() > 128) {
+      r.extraIsize(32);
+    }
+    long mapped = loc.length();
+    r.blocksRaw((mapped + mapBlocks(device, sb, backup, mapped)) * (sb.blockSize() / 512));
+    long ino = sb.journalInode();
+    long group = (ino - 1) / sb.inodesPerGroup();
+    long index = (ino - 1) % sb.inodesPerGroup();
+    long at = readGroupDescriptor(device, sb, group).inodeTable() * sb.blockSize() + index * sb.inodeSize();
+    byte[] slot = new byte[sb.inodeSize()];
+    r.writeTo(slot, 0, ino, io.ext4j.fs.core.FsLayout.of(device.name(), sb).csumSeedOrNull());
+    writeBytes(device, at, slot);
+  }
+
+  /** The blocks of a file's map itself: extent tree nodes below the root, or indirect blocks. */
+  private static long mapBlocks(BlockDevice device, Ext4Superblock sb, Ext4Inode inode, long mapped) throws IOException {
+    if (!inode.usesExtents()) {
+      long apb = sb.blockSize() / 4;
+      long rest = mapped - 12;
+      long n = 0;
+      if (rest > 0) {
+        n += 1; // the indirect block
+        rest -= apb;
+      }
+      if (rest > 0) {
+        long covered = Math.min(rest, apb * apb);
+        n += 1 + Math.ceilDiv(covered, apb); // double indirect and its indirect blocks
+        rest -= covered;
+      }
+      if (rest > 0) {
+        n += 1 + Math.ceilDiv(rest, apb * apb) + Math.ceilDiv(rest, apb);
+      }
+      return n;
+    }
+    try {
+      return nodesBelow(device, sb, io.ext4j.fs.format.ExtentNode.decode(inode.iBlock(), 0, 60,
+          io.ext4j.fs.format.ExtentNode.ROOT_MAX, null), 0);
+    } catch (io.ext4j.fs.format.ExtentNode.Malformed m) {
+      throw new Ext4FormatException(device.name(), -1, "the journal inode's backup extent root: " + m.getMessage());
+    }
+  }
+
+  private static long nodesBelow(BlockDevice device, Ext4Superblock sb, io.ext4j.fs.format.ExtentNode n, int depth)
+      throws IOException, io.ext4j.fs.format.ExtentNode.Malformed {
+    if (n.depth() == 0 || depth > 5) {
+      return 0;
+    }
+    long count = 0;
+    for (int i = 0; i < n.count(); i++) {
+      byte[] b = readFsBlock(device, sb, n.values()[i]);
+      count += 1 + nodesBelow(device, sb, io.ext4j.fs.format.ExtentNode.decode(b, 0, b.length,
+          io.ext4j.fs.format.ExtentNode.blockMax(sb.blockSize()), null), depth + 1);
+    }
+    return count;
+  }
+
+  private static JournalLocation locateThrough(BlockDevice device, Ext4Superblock sb, Ext4Inode inode, String damaged)
+      throws IOException {
+    String name = device.name();
     if (inode.fileType() != 0x8000) {
       throw new Ext4FormatException(name, -1, String.format(
           "journal inode %d is not a regular file (mode 0%o)", inode.number(), inode.mode()));
@@ -82,7 +191,7 @@ public final class Ext4JournalLocator {
       throw new Ext4FormatException(name, -1, "journal inode " + inode.number() + " maps " + next
           + " blocks but its size is " + inode.size() + " bytes (" + fileBlocks + " blocks)");
     }
-    return new JournalLocation(sb, extents);
+    return new JournalLocation(sb, extents, damaged);
   }
 
   /**
@@ -133,7 +242,8 @@ public final class Ext4JournalLocator {
     return Ext4Inode.decode(device.name(), at, sb, ino, bytes, 0);
   }
 
-  static GroupDescriptor readGroupDescriptor(BlockDevice device, Ext4Superblock sb, long group) throws IOException {
+  /** Group {@code group}'s descriptor, read straight from the device (for recovery tools and tests). */
+  public static GroupDescriptor readGroupDescriptor(BlockDevice device, Ext4Superblock sb, long group) throws IOException {
     if (group >= sb.groupCount()) {
       throw new Ext4FormatException(device.name(), -1, "group " + group + " is outside the " + sb.groupCount() + " groups");
     }

@@ -13,8 +13,15 @@ import java.util.List;
  *
  * @param superblock the ext4 superblock as decoded (checksum verified when metadata_csum is on)
  * @param extents the journal's blocks, in journal order, contiguous from journal block 0, no holes
+ * @param damagedInode null when found through the journal inode; else why the inode could not be
+ *     used, and the blocks came from the superblock's backup (s_jnl_blocks), as e2fsck finds them
  */
-public record JournalLocation(Ext4Superblock superblock, List<Extent> extents) {
+public record JournalLocation(Ext4Superblock superblock, List<Extent> extents, String damagedInode) {
+
+  /** Located through the journal inode itself. */
+  public JournalLocation(Ext4Superblock superblock, List<Extent> extents) {
+    this(superblock, extents, null);
+  }
 
   /** Journal blocks {@code [logical, logical + length)} are filesystem blocks {@code [physical, physical + length)}. */
   public record Extent(long logical, long physical, long length) {

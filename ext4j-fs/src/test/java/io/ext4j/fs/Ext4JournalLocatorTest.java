@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.block.MemoryBlockDevice;
+import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.MappedRange;
 import io.ext4j.testkit.E2fsprogs;
 import java.nio.ByteBuffer;
@@ -90,7 +91,7 @@ class Ext4JournalLocatorTest {
   }
 
   @Test
-  void locate_whenJournalInodeIsCorrupt_reportsInodeChecksum() throws Exception {
+  void locate_whenJournalInodeIsCorrupt_reportsInodeChecksum_andFallsBackToTheSuperblockBackup() throws Exception {
     Path img = Ext4Images.mkfs("locate-badinode", 4096, 16);
     MemoryBlockDevice dev = Ext4Images.load(img, 4096);
     JournalLocation good = Ext4JournalLocator.locate(dev);
@@ -101,6 +102,17 @@ class Ext4JournalLocatorTest {
     block[(int) (at % 4096)] ^= 0x40;
     dev.write(at / 4096, ByteBuffer.wrap(block));
 
+    JournalLocation viaBackup = Ext4JournalLocator.locate(dev);
+    assertThat(viaBackup.damagedInode()).contains("inode 8 checksum mismatch");
+    assertThat(viaBackup.extents()).isEqualTo(good.extents());
+
+    // Without the backup (s_jnl_backup_type 0) the damage is the answer.
+    byte[] sb = Ext4JournalLocator.readBytes(dev, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
+    sb[0xFD] = 0;
+    byte[] fixed = new io.ext4j.fs.format.SuperblockEditor(sb).encode();
+    byte[] b0 = dev.block(0);
+    System.arraycopy(fixed, 0, b0, 1024, fixed.length);
+    dev.write(0, ByteBuffer.wrap(b0));
     assertThatThrownBy(() -> Ext4JournalLocator.locate(dev))
         .isInstanceOf(Ext4FormatException.class)
         .hasMessageContaining("inode 8 checksum mismatch");

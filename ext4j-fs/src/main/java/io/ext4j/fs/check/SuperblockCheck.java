@@ -84,8 +84,8 @@ final class SuperblockCheck {
     if (compat != 0) {
       throw new CannotCheck(SUPERBLOCK, "unsupported compat feature(s) " + Ext4Superblock.compatNames(compat));
     }
-    if (sb.revLevel() > 1) {
-      throw new CannotCheck(SUPERBLOCK, "revision " + sb.revLevel() + " is newer than this checker (1)");
+    if (Integer.toUnsignedLong(sb.revLevel()) > 1) {
+      throw new CannotCheck(SUPERBLOCK, "revision " + Integer.toUnsignedString(sb.revLevel()) + " is newer than this checker (1)");
     }
     int bs = sb.blockSize();
     if (dev.blockSize() != bs) {

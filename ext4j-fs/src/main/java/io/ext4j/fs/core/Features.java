@@ -58,6 +58,9 @@ public final class Features {
     if (sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT)) {
       why.add("fast_commit journals are not written by ext4j yet");
     }
+    if (Integer.toUnsignedLong(sb.revLevel()) > 1) {
+      why.add("revision " + Integer.toUnsignedString(sb.revLevel()) + " is newer than ext4j knows (1)"); // the kernel: read-only too
+    }
     if (!sb.hasIncompat(Ext4Superblock.INCOMPAT_EXTENTS)) {
       why.add("without the extent feature ext4j cannot allocate (ext2/ext3 block maps are read-only)");
     }
