@@ -4,6 +4,7 @@ import io.ext4j.block.BlockDevice;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.block.OverlayBlockDevice;
 import io.ext4j.block.cache.BlockCache;
+import io.ext4j.fs.alloc.BlockAllocator;
 import io.ext4j.fs.alloc.Groups;
 import io.ext4j.fs.core.Features;
 import io.ext4j.fs.core.Fs;
@@ -601,7 +602,32 @@ public final class Ext4FileSystem implements AutoCloseable {
     return make(dir, name, RawInode.S_IFLNK | 0777, 0, target, who);
   }
 
+  /**
+   * Runs {@code op} as {@code who}: an unprivileged caller (not root, not s_def_resuid, not in
+   * s_def_resgid) leaves free the root-reserved blocks (-m) and the reserve statfs also withholds,
+   * so that it sees ENOSPC when statfs's available count reaches 0, as on Linux.
+   */
+  private <T> T as(Caller who, Op<T> op) throws IOException {
+    Ext4Superblock sb = fs.superblock.current();
+    boolean privileged = who.uid() == 0 || who.uid() == sb.defaultReservedUid()
+        || (sb.defaultReservedGid() != 0 && who.gid() == sb.defaultReservedGid());
+    if (privileged) {
+      return op.run();
+    }
+    long keep = sb.reservedBlocksCount() + withheld();
+    return ScopedValue.where(BlockAllocator.KEEP_FREE, keep).call(op::run);
+  }
+
+  /** What the kernel holds back besides the root-reserved blocks: 2% up to 4096 clusters (s_resv_clusters), extent filesystems only. */
+  private long withheld() {
+    return fs.lay.extents() ? Math.min(fs.lay.blocksCount() / 50, 4096) : 0;
+  }
+
   private Attributes make(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
+    return as(who, () -> makeAsIs(dir, name, mode, rdev, target, who));
+  }
+
+  private Attributes makeAsIs(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
     return retryingEnospc(() -> with(dir, d -> {
       Inode c = names.create(d, name, mode, rdev, target, who);
       try {
@@ -614,14 +640,14 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Makes a directory. */
   public Attributes mkdir(long dir, byte[] name, int perms, Caller who) throws IOException {
-    return retryingEnospc(() -> with(dir, d -> {
+    return as(who, () -> retryingEnospc(() -> with(dir, d -> {
       Inode c = names.mkdir(d, name, perms, who);
       try {
         return life.attributes(c);
       } finally {
         fs.inodes.put(c);
       }
-    }));
+    })));
   }
 
   /** Adds a hard link {@code name} in {@code newDir} to {@code ino}. */
@@ -751,6 +777,14 @@ public final class Ext4FileSystem implements AutoCloseable {
    * closed. TRUNCATE truncates to 0 now.
    */
   public OpenFile open(long ino, Set<OpenFlag> flags) throws IOException {
+    return open(ino, flags, Caller.ROOT);
+  }
+
+  /**
+   * Opens inode {@code ino} for {@code who}: its writes and fallocates allocate as that caller does
+   * (an unprivileged one cannot take the root-reserved blocks). Otherwise as {@link #open(long, Set)}.
+   */
+  public OpenFile open(long ino, Set<OpenFlag> flags, Caller who) throws IOException {
     return with(ino, i -> {
       boolean write = flags.contains(OpenFlag.WRITE) || flags.contains(OpenFlag.APPEND) || flags.contains(OpenFlag.TRUNCATE);
       if (write) {
@@ -761,7 +795,7 @@ public final class Ext4FileSystem implements AutoCloseable {
       }
       fs.inodes.opened(i);
       Inode held = fs.inodes.get(ino);
-      OpenFile f = new OpenFile(this, held, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags));
+      OpenFile f = new OpenFile(this, held, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags), who);
       if (flags.contains(OpenFlag.TRUNCATE) && i.fileType() == RawInode.S_IFREG) {
         try {
           io.truncate(i, 0);
@@ -786,8 +820,8 @@ public final class Ext4FileSystem implements AutoCloseable {
     return flags.contains(OpenFlag.DIRECT) ? io.directRead(i, pos, dst) : io.read(i, pos, dst, false);
   }
 
-  long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
-    return guard(() -> writeFile(i, pos, src, flags));
+  long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags, Caller who) throws IOException {
+    return as(who, () -> guard(() -> writeFile(i, pos, src, flags)));
   }
 
   private long writeFile(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
@@ -855,8 +889,8 @@ public final class Ext4FileSystem implements AutoCloseable {
     });
   }
 
-  void fallocate(Inode i, int mode, long offset, long length) throws IOException {
-    guard(() -> {
+  void fallocate(Inode i, int mode, long offset, long length, Caller who) throws IOException {
+    as(who, () -> guard(() -> {
       checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
@@ -865,7 +899,7 @@ public final class Ext4FileSystem implements AutoCloseable {
         io.fallocate(i, mode, offset, length);
         return null;
       });
-    });
+    }));
   }
 
   void release(Inode i) throws IOException {
@@ -1023,10 +1057,8 @@ public final class Ext4FileSystem implements AutoCloseable {
     long free = fs.groups.freeBlocks();
     long overhead = sb.overheadClusters();
     long blocks = fs.lay.blocksCount() - overhead;
-    // The kernel holds back, besides the root-reserved blocks, 2% of the filesystem up to 4096
-    // clusters on extent-mapped filesystems (s_resv_clusters, for allocations that must not fail).
-    long resv = fs.lay.extents() ? Math.min(fs.lay.blocksCount() / 50, 4096) : 0;
-    long avail = Math.max(0, free - sb.reservedBlocksCount() - resv);
+    long resv = withheld(); // the kernel's s_resv_clusters, for allocations that must not fail
+    long avail = Math.max(0, free - sb.reservedBlocksCount() - resv); // what an unprivileged caller may still take (as())
     java.util.UUID u = sb.uuid();
     long fsid = u.getMostSignificantBits() ^ u.getLeastSignificantBits();
     return new StatFs(fs.lay.blockSize(), blocks, free, avail, fs.lay.inodesCount(), fs.groups.freeInodes(), 255, fsid);

@@ -29,12 +29,14 @@ public final class OpenFile implements AutoCloseable {
   private final Ext4FileSystem fs;
   private final Inode inode;
   private final Set<OpenFlag> flags;
+  private final Caller who; // whose writes these are (the root-reserved blocks)
   private volatile boolean closed; // set once by close
 
-  OpenFile(Ext4FileSystem fs, Inode inode, Set<OpenFlag> flags) {
+  OpenFile(Ext4FileSystem fs, Inode inode, Set<OpenFlag> flags, Caller who) {
     this.fs = fs;
     this.inode = inode;
     this.flags = Collections.unmodifiableSet(flags);
+    this.who = who;
   }
 
   public long ino() {
@@ -66,7 +68,7 @@ public final class OpenFile implements AutoCloseable {
     if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
       throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
     }
-    return fs.write(inode, position, src, flags);
+    return fs.write(inode, position, src, flags, who);
   }
 
   /** fsync ({@code datasync} false) or fdatasync (true). */
@@ -88,7 +90,7 @@ public final class OpenFile implements AutoCloseable {
    */
   public void fallocate(int mode, long offset, long length) throws IOException {
     checkOpen();
-    fs.fallocate(inode, mode, offset, length);
+    fs.fallocate(inode, mode, offset, length, who);
   }
 
   /**

@@ -53,9 +53,24 @@ public final class BlockAllocator {
    *
    * @throws Ext4Exception ENOSPC when no group has {@code min} contiguous usable blocks
    */
+  /**
+   * How many blocks the calls in this scope must leave free: set by the engine for a caller that may
+   * not use the root-reserved blocks (ext4_has_free_clusters); unbound means none.
+   */
+  public static final ScopedValue<Long> KEEP_FREE = ScopedValue.newInstance();
+
   public Run allocate(Tx tx, long goal, int min, int want) throws IOException {
     if (min < 1 || want < min) {
       throw new IllegalArgumentException("allocation of [" + min + ", " + want + "] blocks");
+    }
+    long keep = KEEP_FREE.orElse(0L);
+    if (keep > 0) {
+      long room = groups.freeBlocks() - keep;
+      if (room < min) {
+        throw new Ext4Exception(Errno.ENOSPC, 0, null, lay.name() + ": " + groups.freeBlocks() + " blocks free, and "
+            + keep + " of them are reserved for root (-m) and for the filesystem's own use");
+      }
+      want = (int) Math.min(want, room);
     }
     if (goal < lay.firstDataBlock() || goal >= lay.blocksCount()) {
       goal = lay.firstDataBlock();
