@@ -14,6 +14,7 @@ public final class Ext4Exception extends IOException {
   private final String path; // may be null
   private final long block; // the block concerned, or 0
   private boolean metadata; // set once by metadataIo, before the exception is thrown
+  private final java.util.concurrent.atomic.AtomicBoolean recorded = new java.util.concurrent.atomic.AtomicBoolean();
 
   public Ext4Exception(Errno errno, long inode, String path, String detail) {
     this(errno, inode, 0, path, detail);
@@ -67,6 +68,14 @@ public final class Ext4Exception extends IOException {
    */
   public boolean isFilesystemError() {
     return errno == Errno.EFSCORRUPTED || errno == Errno.EFSBADCRC || (errno == Errno.EIO && metadata);
+  }
+
+  /**
+   * Marks this error as recorded in the superblock; true the first time only, so that an error
+   * passing through nested operations is counted once.
+   */
+  public boolean markRecorded() {
+    return recorded.compareAndSet(false, true);
   }
 
   /** The path or name concerned, or null. */

@@ -100,8 +100,8 @@ public final class Fs {
    */
   public void error(Ext4Exception e) {
     fail(e);
-    if (readOnly) {
-      return;
+    if (readOnly || !e.markRecorded()) {
+      return; // nothing to write, or already recorded by an inner operation
     }
     StackTraceElement at = origin(e);
     String function = at == null ? "unknown" : at.getClassName().substring(at.getClassName().lastIndexOf('.') + 1) + "." + at.getMethodName();

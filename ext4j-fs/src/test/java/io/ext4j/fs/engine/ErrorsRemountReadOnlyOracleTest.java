@@ -35,6 +35,7 @@ class ErrorsRemountReadOnlyOracleTest {
   private static final byte[] GOOD = name("good");
   private static final byte[] BAD = name("bad");
   private static final byte[] LATE = name("late");
+  private static final byte[] ODD = name("odd");
 
   @Test
   void aCorruptExtentHeader_failsItsRead_recordsTheError_andTurnsReadOnly_whileOtherReadsGoOn() throws Exception {
@@ -44,10 +45,16 @@ class ErrorsRemountReadOnlyOracleTest {
     byte[] good = pattern(40_000, 7);
     byte[] bad = pattern(20_000, 11);
     long badIno;
+    long oddIno;
     try (Ext4FileSystem first = Ext4FileSystem.open(img, Ext4Options.defaults())) {
       write(first, GOOD, good);
       badIno = write(first, BAD, bad);
+      oddIno = write(first, ODD, bad);
     }
+    // an i_extra_isize that is not a multiple of 4: found when the inode is read, inside a lookup
+    E2fsprogs.Result odd = E2fsprogs.run(E2fsprogs.TIMEOUT, "debugfs", "-w", "-R", "sif <" + oddIno + "> extra_isize 30",
+        img.toString());
+    assertThat(odd.exitCode()).as(odd.output()).isZero();
     // i_block[0] is the extent header's magic and entry count: a wrong magic, with the inode's
     // checksum recomputed by debugfs, so the extent header is the only thing wrong.
     E2fsprogs.Result sif = E2fsprogs.run(E2fsprogs.TIMEOUT, "debugfs", "-w", "-R", "sif <" + badIno + "> block[0] 0x0001dead",
@@ -80,6 +87,12 @@ class ErrorsRemountReadOnlyOracleTest {
       Ext4Superblock sb = fs.superblock();
       assertThat(sb.state() & Ext4Superblock.STATE_ERRORS).isNotZero();
       assertThat(sb.errorCount()).isEqualTo(1);
+
+      // a second error, met by a lookup inside which getattr reads the inode: recorded once, as the last
+      Ext4Exception second = catchThrowableOfType(Ext4Exception.class, () -> fs.lookup(Ext4FileSystem.ROOT, ODD));
+      assertThat(second.errno()).isEqualTo(Errno.EFSCORRUPTED);
+      assertThat(second.getMessage()).contains("i_extra_isize 30");
+      assertThat(fs.superblock().errorCount()).as("one error, one count, however deep it was found").isEqualTo(2);
     } finally {
       // The journal aborted: closing says so (what no commit covered is gone) and still releases the image.
       IOException closing = catchThrowableOfType(IOException.class, fs::close);
@@ -89,11 +102,11 @@ class ErrorsRemountReadOnlyOracleTest {
 
     String header = E2fsprogs.run(E2fsprogs.TIMEOUT, "dumpe2fs", "-h", img.toString()).stdout();
     assertThat(header).as(header).containsPattern("Filesystem state:\\s+.*with errors")
-        .containsPattern("FS Error count:\\s+1\\b")
+        .containsPattern("FS Error count:\\s+2\\b")
         .containsPattern("First error inode #:\\s+" + badIno + "\\b")
         .containsPattern("First error function:\\s+ExtentTree")
         .containsPattern("First error err:\\s+EFSCORRUPTED")
-        .containsPattern("Last error inode #:\\s+" + badIno + "\\b");
+        .containsPattern("Last error inode #:\\s+" + oddIno + "\\b");
 
     // The journal still holds the last transaction (the error aborted it before a checkpoint):
     // ext4j's recovery gives back everything committed, and the "errors" state stays.
