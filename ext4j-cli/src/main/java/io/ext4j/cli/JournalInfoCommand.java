@@ -26,8 +26,10 @@ public final class JournalInfoCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try (JournalTarget.Opened j = target.open(false)) {
       JournalSuperblock sb = JournalRecovery.readSuperblock(j.device(), j.map());
-      if (j.isExt4()) {
+      if (j.isExt4() && j.location().superblock().journalInode() != 0) {
         out.println("Journal inode:            " + j.location().superblock().journalInode());
+      } else if (j.isExt4()) {
+        out.println("Journal device:           " + target.journalDevice + " (UUID " + j.location().superblock().journalUuid() + ")");
       }
       out.print(format(sb, j.device().blockSize()));
       out.println("Journal state:            " + (sb.needsRecovery() ? "needs recovery" : "clean"));

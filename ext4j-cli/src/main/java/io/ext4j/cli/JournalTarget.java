@@ -24,6 +24,10 @@ public final class JournalTarget {
   @Option(names = "--standalone", description = "IMAGE is a bare journal region (journal superblock at byte 0), not an ext4 image.")
   boolean standalone;
 
+  @Option(names = "--journal-dev", paramLabel = "PATH",
+      description = "IMAGE's external journal device (made by mke2fs -O journal_dev, IMAGE by mke2fs -J device=); its UUID must be IMAGE's journal UUID.")
+  Path journalDevice;
+
   /** An open journal: the device (in the journal's block size), its map, and for ext4 where it was found. */
   public record Opened(BlockDevice device, JournalMap map, JournalLocation location) implements AutoCloseable {
     /** True for the internal journal of an ext4 image. */
@@ -57,11 +61,41 @@ public final class JournalTarget {
       FileBlockDevice dev = FileBlockDevice.open(image, bs, opts);
       return new Opened(dev, JournalMap.contiguous(0, Math.max(1, dev.blockCount())), null);
     }
+    if (journalDevice != null) {
+      return openExternal(opts);
+    }
     JournalLocation loc;
     try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
       loc = Ext4JournalLocator.locate(probe);
     }
     FileBlockDevice dev = FileBlockDevice.open(image, loc.blockSize(), opts);
     return new Opened(dev, loc.journalMap(), loc);
+  }
+
+  /** IMAGE and its journal device as one address space, the journal device's blocks after IMAGE's. */
+  private Opened openExternal(FileBlockDevice.Options opts) throws IOException {
+    io.ext4j.fs.format.Ext4Superblock sb;
+    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
+      sb = Ext4JournalLocator.readSuperblock(probe);
+    }
+    if (!sb.hasJournal() || sb.journalInode() != 0) {
+      throw new io.ext4j.fs.Ext4FormatException(image.toString(), io.ext4j.fs.format.Ext4Superblock.OFFSET + 0xE0,
+          "--journal-dev was given, but the filesystem " + (sb.hasJournal() ? "has an internal journal" : "has no journal"));
+    }
+    FileBlockDevice dev = FileBlockDevice.open(image, sb.blockSize(), opts);
+    try {
+      FileBlockDevice jdev = FileBlockDevice.open(journalDevice, sb.blockSize(), opts);
+      io.ext4j.block.ConcatBlockDevice both = new io.ext4j.block.ConcatBlockDevice(dev, jdev);
+      try {
+        JournalLocation loc = Ext4JournalLocator.locateExternal(both, both.secondStart(), sb, journalDevice.toString());
+        return new Opened(both, loc.journalMap(), loc);
+      } catch (IOException | RuntimeException e) {
+        jdev.close();
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      dev.close();
+      throw e;
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.ext4j.fs;
 
 import io.ext4j.block.BlockDevice;
+import io.ext4j.block.ConcatBlockDevice;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.block.OverlayBlockDevice;
 import io.ext4j.block.cache.BlockCache;
@@ -147,6 +148,60 @@ public final class Ext4FileSystem implements AutoCloseable {
    * @param closeDevice whether {@link #close} closes the device
    */
   public static Ext4FileSystem open(BlockDevice device, Ext4Options options, boolean closeDevice) throws IOException {
+    return openWith(device, options, closeDevice, null, -1);
+  }
+
+  /**
+   * Opens the filesystem on {@code device} whose journal is the external journal device
+   * {@code journalDevice} (mke2fs -O journal_dev; the filesystem made with -J device=), checking the
+   * device's UUID against the filesystem's s_journal_uuid and the journal's list of users. Both
+   * devices have the filesystem's block size; the journal's log and superblock live on the journal
+   * device, the home blocks on {@code device}.
+   *
+   * @param closeDevices whether {@link #close} closes both devices
+   */
+  public static Ext4FileSystem open(BlockDevice device, BlockDevice journalDevice, Ext4Options options, boolean closeDevices)
+      throws IOException {
+    ConcatBlockDevice both = new ConcatBlockDevice(device, journalDevice);
+    return openWith(both, options, closeDevices, journalDevice.name(), both.secondStart());
+  }
+
+  /**
+   * Opens the image at {@code image} with its external journal at {@code journalDevice} (an image
+   * file or block device); a read-write open locks both. Otherwise as {@link #open(Path, Ext4Options)}.
+   */
+  public static Ext4FileSystem open(Path image, Path journalDevice, Ext4Options options) throws IOException {
+    int bs;
+    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
+      bs = readSuperblock(probe).blockSize();
+    }
+    FileBlockDevice.Options o = FileBlockDevice.Options.defaults().withReadOnly(options.readOnly());
+    FileBlockDevice dev = FileBlockDevice.open(image, bs, o);
+    FileBlockDevice jdev = null;
+    try {
+      jdev = FileBlockDevice.open(journalDevice, bs, o);
+      if (!options.readOnly()) {
+        dev.lockExclusive();
+        jdev.lockExclusive();
+      }
+      return open(dev, jdev, options, true);
+    } catch (IOException | RuntimeException e) {
+      for (FileBlockDevice d : new FileBlockDevice[] {jdev, dev}) {
+        if (d != null) {
+          try {
+            d.close();
+          } catch (IOException | RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+      }
+      throw e;
+    }
+  }
+
+  private static Ext4FileSystem openWith(BlockDevice device, Ext4Options options, boolean closeDevice, String journalName,
+      long externalStart) throws IOException {
+    long fsBlocks = externalStart >= 0 ? externalStart : device.blockCount();
     byte[] raw = Ext4JournalLocator.readBytes(device, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
     Ext4Superblock sb;
     Ext4FormatException primaryFailure = null;
@@ -169,16 +224,20 @@ public final class Ext4FileSystem implements AutoCloseable {
       throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0x18, "the filesystem's block size is "
           + sb.blockSize() + " but the device was opened with blocks of " + device.blockSize());
     }
-    if (sb.blocksCount() > device.blockCount()) {
+    if (sb.blocksCount() > fsBlocks) {
       throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 4, "the filesystem has " + sb.blocksCount()
-          + " blocks but the device only " + device.blockCount() + " (truncated image?)");
+          + " blocks but the device only " + fsBlocks + " (truncated image?)");
+    }
+    if (externalStart >= 0 && (!sb.hasJournal() || sb.journalInode() != 0)) {
+      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0xE0, "a journal device was given, but the filesystem "
+          + (sb.hasJournal() ? "has an internal journal (inode " + sb.journalInode() + ")" : "has no journal"));
     }
     if (sb.hasCompat(Ext4Superblock.COMPAT_DIR_INDEX) && (sb.defaultHashVersion() < 0 || sb.defaultHashVersion() > 5)) {
       // e2fsck passes it (each htree root names its own), but every name lookup here hashes with it
       throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0xFC, "default directory hash version "
           + sb.defaultHashVersion() + " is unknown (0-5)");
     }
-    String reason = Features.readOnlyReason(device.name(), sb);
+    String reason = Features.readOnlyReason(device.name(), sb, externalStart >= 0);
     boolean readOnly = options.readOnly() || device.isReadOnly() || reason != null;
     if (!options.readOnly() && reason != null) {
       reason = "opened read-only: " + reason;
@@ -188,8 +247,9 @@ public final class Ext4FileSystem implements AutoCloseable {
     BlockDevice dev = device;
     Journal journal = null;
     BlockCache cache = null;
-    if (sb.hasJournal() && sb.journalInode() != 0) {
-      JournalLocation loc = Ext4JournalLocator.locate(dev, sb);
+    if (sb.hasJournal() && (sb.journalInode() != 0 || externalStart >= 0)) {
+      JournalLocation loc = externalStart >= 0 ? Ext4JournalLocator.locateExternal(dev, externalStart, sb, journalName)
+          : Ext4JournalLocator.locate(dev, sb);
       if (loc.damagedInode() != null && !readOnly) {
         // e2fsck's answer to a damaged journal inode: the superblock's backup of its blocks, written back
         Ext4JournalLocator.repairJournalInode(dev, sb, loc);

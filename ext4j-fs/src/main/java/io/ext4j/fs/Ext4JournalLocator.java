@@ -76,6 +76,52 @@ public final class Ext4JournalLocator {
     }
   }
 
+  /**
+   * Locates an external journal (mke2fs -O journal_dev) that {@code device} holds from block
+   * {@code start} on — a {@link io.ext4j.block.ConcatBlockDevice} of the filesystem and the journal
+   * device — for the filesystem whose superblock is {@code fs}. Journal block numbers are the
+   * journal device's own block numbers, as jbd2 numbers an external log; its superblock, after the
+   * device's ext4 superblock, is journal block 0 of the returned map.
+   *
+   * @throws Ext4FormatException if the journal device is not one (no journal_dev feature), has
+   *     another block size, or its UUID is not the filesystem's s_journal_uuid, or the journal does
+   *     not list the filesystem among its users; the message names both
+   */
+  public static JournalLocation locateExternal(BlockDevice device, long start, Ext4Superblock fs, String journalName)
+      throws IOException {
+    byte[] raw = readBytes(device, start * device.blockSize() + Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
+    Ext4Superblock j = Ext4Superblock.decode(journalName, raw);
+    if ((j.featureIncompat() & Ext4Superblock.INCOMPAT_JOURNAL_DEV) == 0) {
+      throw new Ext4FormatException(journalName, Ext4Superblock.OFFSET + 0x60,
+          "is not an external journal device (its superblock lacks journal_dev)");
+    }
+    if (j.blockSize() != fs.blockSize()) {
+      throw new Ext4FormatException(journalName, Ext4Superblock.OFFSET + 0x18, "has " + j.blockSize()
+          + "-byte blocks but the filesystem " + device.name() + " has " + fs.blockSize());
+    }
+    if (!j.uuid().equals(fs.journalUuid())) {
+      throw new Ext4FormatException(journalName, Ext4Superblock.OFFSET + 0x68, "is journal " + j.uuid()
+          + " but the filesystem " + device.name() + " names journal " + fs.journalUuid() + " (s_journal_uuid)");
+    }
+    long jsb = j.firstDataBlock() + 1; // the block after the one holding the device's ext4 superblock
+    long blocks = device.blockCount() - start;
+    List<JournalLocation.Extent> extents = List.of(new JournalLocation.Extent(0, start + jsb, 1),
+        new JournalLocation.Extent(1, start + 1, blocks - 1));
+    JournalLocation loc = new JournalLocation(fs, extents, null);
+    byte[] head = readBytes(device, (start + jsb) * device.blockSize(), 0x100 + 16 * 48);
+    int users = java.nio.ByteBuffer.wrap(head).getInt(0x40);
+    byte[] mine = fs.uuidBytes();
+    boolean listed = false;
+    for (int u = 0; u < Math.min(Math.max(users, 0), 48) && !listed; u++) {
+      listed = java.util.Arrays.equals(java.util.Arrays.copyOfRange(head, 0x100 + 16 * u, 0x110 + 16 * u), mine);
+    }
+    if (!listed) {
+      throw new Ext4FormatException(journalName, jsb * device.blockSize() + 0x100, "does not list the filesystem "
+          + device.name() + " (" + fs.uuid() + ") among its " + users + " users");
+    }
+    return loc;
+  }
+
   /** s_jnl_backup_type when s_jnl_blocks holds a copy of the journal inode's i_block and size (EXT3_JNL_BACKUP_BLOCKS). */
   public static final int JNL_BACKUP_BLOCKS = 1;
 

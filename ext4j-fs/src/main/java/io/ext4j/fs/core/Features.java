@@ -31,6 +31,11 @@ public final class Features {
    * @throws Ext4FormatException when ext4j cannot open it at all, naming the features
    */
   public static String readOnlyReason(String device, Ext4Superblock sb) throws Ext4FormatException {
+    return readOnlyReason(device, sb, false);
+  }
+
+  /** As {@link #readOnlyReason(String, Ext4Superblock)}; {@code journalDeviceGiven}: an external journal is at hand. */
+  public static String readOnlyReason(String device, Ext4Superblock sb, boolean journalDeviceGiven) throws Ext4FormatException {
     int incompat = sb.featureIncompat();
     int refused = incompat & ~(INCOMPAT_RW | INCOMPAT_RO);
     if (refused != 0) {
@@ -52,8 +57,8 @@ public final class Features {
     if (roCompat != 0) {
       why.add("ro_compat feature(s) " + Ext4Superblock.roCompatNames(roCompat) + " are not maintained by ext4j");
     }
-    if (sb.hasJournal() && sb.journalInode() == 0) {
-      why.add("the journal is external");
+    if (sb.hasJournal() && sb.journalInode() == 0 && !journalDeviceGiven) {
+      why.add("the journal is external and no journal device was given");
     }
     if (sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT)) {
       why.add("fast_commit journals are not written by ext4j yet");
