@@ -42,12 +42,19 @@ public final class InfoCommand implements Callable<Integer> {
       throw new CliException(image + ": is a directory, not an ext4 image");
     }
     Ext4Superblock sb;
+    long deviceBytes;
     try (FileBlockDevice dev = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
       sb = Ext4JournalLocator.readSuperblock(dev);
+      deviceBytes = dev.blockCount() * 1024;
     }
     PrintWriter out = spec.commandLine().getOut();
     out.print(format(sb));
     out.flush();
+    long deviceBlocks = deviceBytes / sb.blockSize();
+    if (sb.blocksCount() > deviceBlocks) { // the header is what dumpe2fs -h would print; nothing past it can be read
+      throw new CliException(image + ": the filesystem has " + sb.blocksCount() + " blocks but the device only "
+          + deviceBlocks + " (truncated image?)");
+    }
     if (sb.hasJournal() && sb.journalInode() != 0) {
       JournalLocation loc;
       try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {

@@ -364,6 +364,18 @@ class FileCommandsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("commands")
+  void aTruncatedImage_failsWithOneLineNamingIt_andIsLeftAlone(String name, List<String> template) throws Exception {
+    Files.writeString(tmp.resolve("hostfile"), "x");
+    Path cut = tmp.resolve("cut.img");
+    byte[] whole = Files.readAllBytes(img);
+    byte[] half = java.util.Arrays.copyOf(whole, whole.length / 2);
+    Files.write(cut, half);
+    assertOneLine(Cli.run(args(template, cut)), 1, cut + ": ", "truncated image?");
+    assertThat(Files.readAllBytes(cut)).isEqualTo(half);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("commands")
   void aBadOption_isAUsageError(String name, List<String> template) {
     List<String> a = new ArrayList<>(List.of(args(template, img)));
     a.add(1, "--no-such-option");
