@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -21,6 +22,10 @@ import picocli.CommandLine.Parameters;
 public final class ImageTarget {
   @Parameters(index = "0", paramLabel = "IMAGE", description = "An ext4 image file or block device.")
   Path image;
+
+  @Option(names = "--journal-dev", paramLabel = "PATH",
+      description = "IMAGE's external journal device (IMAGE made by mke2fs -J device=); its UUID must be IMAGE's journal UUID.")
+  Path journalDevice;
 
   /** Errors whose description says it all; the others also carry the engine's evidence. */
   private static final Set<Errno> PLAIN = EnumSet.of(Errno.ENOENT, Errno.ENOTDIR, Errno.EEXIST, Errno.EISDIR,
@@ -37,15 +42,19 @@ public final class ImageTarget {
       throw new CliException(image + ": is a directory, not an ext4 image");
     }
     if (!writable) {
-      return Ext4FileSystem.open(image, Ext4Options.builder().readOnly(true).build());
+      return open(Ext4Options.builder().readOnly(true).build());
     }
-    Ext4FileSystem fs = Ext4FileSystem.open(image, Ext4Options.defaults());
+    Ext4FileSystem fs = open(Ext4Options.defaults());
     if (fs.isReadOnly()) {
       String why = fs.readOnlyReason();
       fs.close();
       throw new CliException(image + ": cannot write: " + why);
     }
     return fs;
+  }
+
+  private Ext4FileSystem open(Ext4Options options) throws IOException {
+    return journalDevice == null ? Ext4FileSystem.open(image, options) : Ext4FileSystem.open(image, journalDevice, options);
   }
 
   /** The image's name as the user gave it. */

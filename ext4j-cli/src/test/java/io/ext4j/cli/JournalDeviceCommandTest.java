@@ -8,9 +8,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code journal info|dump|recover IMAGE --journal-dev PATH} on a filesystem made with an external
- * journal (mke2fs -J device= on a loop device): the journal is read from the device; without the
- * option the command says the journal is external; a journal device of another filesystem is
+ * {@code journal info|dump|recover IMAGE --journal-dev PATH} and the file commands' {@code --journal-dev} on a filesystem made with an external
+ * journal (mke2fs -J device= on a loop device): the journal is read from the device, and the file
+ * commands (put, cat) write and read through it; without the option the command says the journal
+ * is external; a journal device of another filesystem is
  * refused naming it and the UUIDs.
  */
 @Tag("oracle")
@@ -52,6 +53,18 @@ class JournalDeviceCommandTest {
     Cli without = Cli.run("journal", "info", fs.toString());
     assertThat(without.exitCode()).isNotZero();
     assertThat(without.err()).contains("external");
+
+    // the file commands take the journal device too: a write goes through it, and e2fsck -fn -j finds it clean
+    Path host = Files.writeString(dir.resolve("host.txt"), "through the external journal\n");
+    Cli put = Cli.run("put", fs.toString(), host.toString(), "/note.txt", "--journal-dev", journal.toString());
+    assertThat(put.exitCode()).as(put.err()).isZero();
+    Cli cat = Cli.run("cat", fs.toString(), "/note.txt", "--journal-dev", journal.toString());
+    assertThat(cat.out()).isEqualTo("through the external journal\n");
+    Tools.Result fsck = Tools.run("e2fsck", "-fn", "-j", journal.toString(), fs.toString());
+    assertThat(fsck.exit()).as(fsck.describe()).isZero();
+    Cli putWithout = Cli.run("put", fs.toString(), host.toString(), "/again.txt");
+    assertThat(putWithout.exitCode()).isNotZero();
+    assertThat(putWithout.err()).contains("external");
 
     Cli wrong = Cli.run("journal", "info", fs.toString(), "--journal-dev", other.toString());
     assertThat(wrong.exitCode()).isNotZero();
