@@ -10,7 +10,8 @@ import java.util.Objects;
 /**
  * Wraps a device and fails chosen operations with {@link InjectedFaultException}. It starts healthy
  * or with a {@link Fault}; {@link #inject(Fault)} switches a fault on mid-run (to make a journal
- * abort) and {@link #heal()} switches it off. A failed operation never reaches the wrapped device.
+ * abort) and {@link #heal()} switches it off. A failed operation never reaches the wrapped device,
+ * unless {@link #tearWrites} is on: a failed write then lands a prefix, as a torn write does.
  * A scattered write is one operation per run of contiguous entries (as the SPI's default submits it),
  * so a fault may fail a later run after earlier ones landed; a zero-out is one {@link Kind#ZERO_OUT}.
  * Faults compose: {@code Fault.onNthWrite(3).or(Fault.onNthFlush(1)).sticky()}.
@@ -124,6 +125,7 @@ public final class FaultyBlockDevice implements BlockDevice {
   private final Object lock = new Object();
   private Fault fault; // guarded by lock
   private long injected; // guarded by lock
+  private boolean tearing; // guarded by lock
 
   /** A healthy wrapper; {@link #inject(Fault)} makes it fail. */
   public FaultyBlockDevice(BlockDevice delegate) {
@@ -141,6 +143,18 @@ public final class FaultyBlockDevice implements BlockDevice {
     Objects.requireNonNull(fault, "fault");
     synchronized (lock) {
       this.fault = fault;
+    }
+  }
+
+  /**
+   * With {@code on}, a write the fault fails is torn instead of dropped: before the failure is
+   * thrown, the first half of its blocks (rounded up) lands — of a one-block write, the first
+   * 512-byte sector over the block's old contents — as a power cut in the middle of the write leaves
+   * it. Off by default.
+   */
+  public void tearWrites(boolean on) {
+    synchronized (lock) {
+      tearing = on;
     }
   }
 
@@ -189,8 +203,34 @@ public final class FaultyBlockDevice implements BlockDevice {
 
   @Override
   public void write(long block, ByteBuffer src) throws IOException {
-    check(Kind.WRITE, block, src);
+    try {
+      check(Kind.WRITE, block, src);
+    } catch (InjectedFaultException e) {
+      tear(block, src);
+      throw e;
+    }
     delegate.write(block, src);
+  }
+
+  /** Lands the torn prefix of a failed write when tearing is on (see {@link #tearWrites}). */
+  private void tear(long block, ByteBuffer src) throws IOException {
+    synchronized (lock) {
+      if (!tearing) {
+        return;
+      }
+    }
+    int bs = blockSize();
+    int blocks = src.remaining() / bs;
+    if (blocks > 1) {
+      int half = (blocks + 1) / 2;
+      delegate.write(block, src.slice(src.position(), half * bs));
+    } else if (blocks == 1) {
+      ByteBuffer old = ByteBuffer.allocate(bs);
+      delegate.read(block, old);
+      old.put(0, src, src.position(), Math.min(512, bs));
+      old.clear();
+      delegate.write(block, old);
+    }
   }
 
   /** One operation for the fault, covering all the buffers' blocks. */
@@ -200,7 +240,14 @@ public final class FaultyBlockDevice implements BlockDevice {
     for (ByteBuffer src : srcs) {
       at += BlockDevice.checkTransfer(this, at, src);
     }
-    maybeFail(new Op(Kind.WRITE, block, Math.toIntExact(at - block)));
+    try {
+      maybeFail(new Op(Kind.WRITE, block, Math.toIntExact(at - block)));
+    } catch (InjectedFaultException e) {
+      if (srcs.length > 0) {
+        tear(block, srcs[0]);
+      }
+      throw e;
+    }
     delegate.write(block, srcs);
   }
 

@@ -124,4 +124,27 @@ class FaultyBlockDeviceTest extends BlockDeviceContract {
     assertThatThrownBy(() -> d.write(0, pattern(1, 1))).isInstanceOf(InjectedFaultException.class);
     assertThat(rec.eventCount()).isZero();
   }
+
+  @Test
+  void aTornWrite_landsTheFirstHalfOfItsBlocks_orOfOneBlockTheFirstSector_thenFails() throws IOException {
+    MemoryBlockDevice mem = new MemoryBlockDevice("mem", 1024, 8);
+    FaultyBlockDevice d = new FaultyBlockDevice(mem, Fault.onEvery(Kind.WRITE));
+    d.tearWrites(true);
+    ByteBuffer three = ByteBuffer.allocate(3 * 1024);
+    java.util.Arrays.fill(three.array(), (byte) 7);
+    assertThatThrownBy(() -> d.write(0, three)).isInstanceOf(InjectedFaultException.class);
+    assertThat(mem.block(0)[0]).isEqualTo((byte) 7);
+    assertThat(mem.block(1)[1023]).isEqualTo((byte) 7);
+    assertThat(mem.block(2)[0]).as("past the torn prefix").isZero();
+
+    ByteBuffer one = ByteBuffer.allocate(1024);
+    java.util.Arrays.fill(one.array(), (byte) 9);
+    assertThatThrownBy(() -> d.write(5, one)).isInstanceOf(InjectedFaultException.class);
+    assertThat(mem.block(5)[511]).as("the first sector landed").isEqualTo((byte) 9);
+    assertThat(mem.block(5)[512]).as("the second did not").isZero();
+
+    d.tearWrites(false);
+    assertThatThrownBy(() -> d.write(6, one)).isInstanceOf(InjectedFaultException.class);
+    assertThat(mem.block(6)[0]).as("without tearing nothing lands").isZero();
+  }
 }

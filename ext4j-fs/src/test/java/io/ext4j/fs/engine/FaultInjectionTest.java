@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The engine over a device that fails: at a random point of a randomized workload one write, flush
- * or read fails with EIO ({@link FaultyBlockDevice}). Every call then either succeeds or fails with
+ * or read fails with EIO ({@link FaultyBlockDevice}); half the failed writes are torn, landing the
+ * first half of their blocks (or a one-block write's first sector) before failing. Every call then either succeeds or fails with
  * an IOException; once the filesystem has turned read-only every later write fails with EROFS
  * naming the cause; a failed read of a data block fails only that read. Afterwards what reached the
  * device recovers — with ext4j, checked by ext4j's checker every round and by {@code e2fsck -fn}
@@ -56,6 +57,7 @@ class FaultInjectionTest {
     byte[] clean = Files.readAllBytes(base);
     int faults = 0;
     int turnedReadOnly = 0;
+    int tornRounds = 0;
     int acknowledged = 0;
     int fsckRuns = 0;
     for (int round = 0; round < ROUNDS; round++) {
@@ -64,7 +66,9 @@ class FaultInjectionTest {
       FaultyBlockDevice dev = new FaultyBlockDevice(disk);
       boolean flush = r.nextInt(3) == 0;
       Fault fault = flush ? Fault.onNthFlush(1 + r.nextInt(4)) : Fault.onNthWrite(1 + r.nextInt(60));
-      String what = (flush ? "flush" : "write") + " fault, round " + round + " (seed " + seed + ")";
+      boolean torn = !flush && r.nextBoolean();
+      dev.tearWrites(torn);
+      String what = (flush ? "flush" : torn ? "torn write" : "write") + " fault, round " + round + " (seed " + seed + ")";
       int injectAt = 2 + r.nextInt(25);
       Map<String, byte[]> synced = new LinkedHashMap<>();
       Ext4FileSystem fs = Ext4FileSystem.open(dev, Ext4Options.defaults(), false);
@@ -105,6 +109,7 @@ class FaultInjectionTest {
         }
       }
       faults += (int) dev.injectedCount();
+      tornRounds += torn && dev.injectedCount() > 0 ? 1 : 0;
       acknowledged += synced.size();
 
       // What reached the device: recovered by ext4j, every fsynced file is there, and it is clean.
@@ -122,10 +127,11 @@ class FaultInjectionTest {
         fsckRuns++;
       }
     }
-    System.out.printf("faults: %d rounds, %d faults injected, %d turned read-only, %d fsynced files verified after "
-        + "recovery, e2fsck -fn on %d%n", ROUNDS, faults, turnedReadOnly, acknowledged, fsckRuns);
+    System.out.printf("faults: %d rounds, %d faults injected (%d of them torn writes), %d turned read-only, %d fsynced files "
+        + "verified after recovery, e2fsck -fn on %d%n", ROUNDS, faults, tornRounds, turnedReadOnly, acknowledged, fsckRuns);
     assertThat(faults).isPositive();
     assertThat(turnedReadOnly).isPositive();
+    assertThat(tornRounds).as("rounds whose failed write was torn").isPositive();
     assertThat(acknowledged).isPositive();
   }
 
