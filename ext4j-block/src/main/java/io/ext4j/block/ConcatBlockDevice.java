@@ -2,6 +2,7 @@ package io.ext4j.block;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 
 /**
  * Two devices of one block size seen as one: blocks {@code [0, first.blockCount())} are the
@@ -28,6 +29,36 @@ public final class ConcatBlockDevice implements BlockDevice {
     this.first = first;
     this.second = second;
     this.split = first.blockCount();
+  }
+
+  /**
+   * Opens the files (or block devices) {@code first} and {@code second} with {@code blockSize}-byte
+   * blocks as one device, each locked exclusively when {@code lock} (see
+   * {@link FileBlockDevice#lockExclusive}); whatever was opened is closed again if a step fails.
+   */
+  public static ConcatBlockDevice open(Path first, Path second, int blockSize, FileBlockDevice.Options options, boolean lock)
+      throws IOException {
+    FileBlockDevice a = FileBlockDevice.open(first, blockSize, options);
+    FileBlockDevice b = null;
+    try {
+      b = FileBlockDevice.open(second, blockSize, options);
+      if (lock) {
+        a.lockExclusive();
+        b.lockExclusive();
+      }
+      return new ConcatBlockDevice(a, b);
+    } catch (IOException | RuntimeException e) {
+      for (FileBlockDevice d : new FileBlockDevice[] {b, a}) {
+        if (d != null) {
+          try {
+            d.close();
+          } catch (IOException | RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+        }
+      }
+      throw e;
+    }
   }
 
   /** Where the second device's block 0 is. */

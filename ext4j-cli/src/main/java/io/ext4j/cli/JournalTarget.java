@@ -82,19 +82,12 @@ public final class JournalTarget {
       throw new io.ext4j.fs.Ext4FormatException(image.toString(), io.ext4j.fs.format.Ext4Superblock.OFFSET + 0xE0,
           "--journal-dev was given, but the filesystem " + (sb.hasJournal() ? "has an internal journal" : "has no journal"));
     }
-    FileBlockDevice dev = FileBlockDevice.open(image, sb.blockSize(), opts);
+    io.ext4j.block.ConcatBlockDevice both = io.ext4j.block.ConcatBlockDevice.open(image, journalDevice, sb.blockSize(), opts, false);
     try {
-      FileBlockDevice jdev = FileBlockDevice.open(journalDevice, sb.blockSize(), opts);
-      io.ext4j.block.ConcatBlockDevice both = new io.ext4j.block.ConcatBlockDevice(dev, jdev);
-      try {
-        JournalLocation loc = Ext4JournalLocator.locateExternal(both, both.secondStart(), sb, journalDevice.toString());
-        return new Opened(both, loc.journalMap(), loc);
-      } catch (IOException | RuntimeException e) {
-        jdev.close();
-        throw e;
-      }
+      JournalLocation loc = Ext4JournalLocator.locateExternal(both, both.secondStart(), sb, journalDevice.toString());
+      return new Opened(both, loc.journalMap(), loc);
     } catch (IOException | RuntimeException e) {
-      dev.close();
+      both.close();
       throw e;
     }
   }

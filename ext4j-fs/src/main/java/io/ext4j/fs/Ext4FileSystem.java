@@ -113,11 +113,7 @@ public final class Ext4FileSystem implements AutoCloseable {
    *     read at open fails its checks (naming the structure and where)
    */
   public static Ext4FileSystem open(Path image, Ext4Options options) throws IOException {
-    int bs;
-    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      bs = readSuperblock(probe).blockSize();
-    }
-    FileBlockDevice dev = FileBlockDevice.open(image, bs, FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()));
+    FileBlockDevice dev = FileBlockDevice.open(image, blockSizeOf(image), FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()));
     try {
       if (!options.readOnly()) {
         dev.lockExclusive(); // one writer per image; read-only opens (like debugfs) are not refused
@@ -130,6 +126,13 @@ public final class Ext4FileSystem implements AutoCloseable {
         e.addSuppressed(suppressed);
       }
       throw e;
+    }
+  }
+
+  /** The block size the superblock of the image at {@code image} names (read through 1 KiB blocks). */
+  private static int blockSizeOf(Path image) throws IOException {
+    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
+      return readSuperblock(probe).blockSize();
     }
   }
 
@@ -171,29 +174,15 @@ public final class Ext4FileSystem implements AutoCloseable {
    * file or block device); a read-write open locks both. Otherwise as {@link #open(Path, Ext4Options)}.
    */
   public static Ext4FileSystem open(Path image, Path journalDevice, Ext4Options options) throws IOException {
-    int bs;
-    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      bs = readSuperblock(probe).blockSize();
-    }
-    FileBlockDevice.Options o = FileBlockDevice.Options.defaults().withReadOnly(options.readOnly());
-    FileBlockDevice dev = FileBlockDevice.open(image, bs, o);
-    FileBlockDevice jdev = null;
+    ConcatBlockDevice both = ConcatBlockDevice.open(image, journalDevice, blockSizeOf(image),
+        FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()), !options.readOnly());
     try {
-      jdev = FileBlockDevice.open(journalDevice, bs, o);
-      if (!options.readOnly()) {
-        dev.lockExclusive();
-        jdev.lockExclusive();
-      }
-      return open(dev, jdev, options, true);
+      return openWith(both, options, true, journalDevice.toString(), both.secondStart());
     } catch (IOException | RuntimeException e) {
-      for (FileBlockDevice d : new FileBlockDevice[] {jdev, dev}) {
-        if (d != null) {
-          try {
-            d.close();
-          } catch (IOException | RuntimeException suppressed) {
-            e.addSuppressed(suppressed);
-          }
-        }
+      try {
+        both.close();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
       }
       throw e;
     }
@@ -324,6 +313,10 @@ public final class Ext4FileSystem implements AutoCloseable {
     return f;
   }
 
+  /** ro_compat bits the kernel sets in the primary superblock only, so a backup may lack them. */
+  private static final int KERNEL_SET_RO_COMPAT = Ext4Superblock.RO_COMPAT_LARGE_FILE | Ext4Superblock.RO_COMPAT_HUGE_FILE
+      | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT;
+
   /**
    * Accepts a primary superblock whose checksum fails as a write of ext4j's own torn by a crash —
    * the mount and unmount writes go straight to the device (the kernel's way; needs_recovery must be
@@ -332,10 +325,6 @@ public final class Ext4FileSystem implements AutoCloseable {
    * the backup superblock in group 1, if the filesystem has one, agrees on every field that never
    * changes after mkfs. The mount rewrites it with a correct checksum. Anything else is corruption.
    */
-  /** ro_compat bits the kernel sets in the primary superblock only, so a backup may lack them. */
-  private static final int KERNEL_SET_RO_COMPAT = Ext4Superblock.RO_COMPAT_LARGE_FILE | Ext4Superblock.RO_COMPAT_HUGE_FILE
-      | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT;
-
   private static void checkTorn(BlockDevice device, Ext4Superblock primary, Ext4FormatException failure) throws IOException {
     if (primary.groupCount() < 2) {
       return; // no backup to compare with
@@ -684,18 +673,14 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   private Attributes make(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
-    return as(who, () -> makeAsIs(dir, name, mode, rdev, target, who));
-  }
-
-  private Attributes makeAsIs(long dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
-    return retryingEnospc(() -> with(dir, d -> {
+    return as(who, () -> retryingEnospc(() -> with(dir, d -> {
       Inode c = names.create(d, name, mode, rdev, target, who);
       try {
         return life.attributes(c);
       } finally {
         fs.inodes.put(c);
       }
-    }));
+    })));
   }
 
   /** Makes a directory. */

@@ -6,6 +6,7 @@ import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.FileBlockMap;
 import io.ext4j.fs.format.GroupDescriptor;
 import io.ext4j.fs.format.MappedRange;
+import io.ext4j.jbd2.JournalRecovery;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -108,16 +109,10 @@ public final class Ext4JournalLocator {
     List<JournalLocation.Extent> extents = List.of(new JournalLocation.Extent(0, start + jsb, 1),
         new JournalLocation.Extent(1, start + 1, blocks - 1));
     JournalLocation loc = new JournalLocation(fs, extents, null);
-    byte[] head = readBytes(device, (start + jsb) * device.blockSize(), 0x100 + 16 * 48);
-    int users = java.nio.ByteBuffer.wrap(head).getInt(0x40);
-    byte[] mine = fs.uuidBytes();
-    boolean listed = false;
-    for (int u = 0; u < Math.min(Math.max(users, 0), 48) && !listed; u++) {
-      listed = java.util.Arrays.equals(java.util.Arrays.copyOfRange(head, 0x100 + 16 * u, 0x110 + 16 * u), mine);
-    }
-    if (!listed) {
+    List<byte[]> users = JournalRecovery.readSuperblock(device, loc.journalMap()).users();
+    if (users.stream().noneMatch(u -> java.util.Arrays.equals(u, fs.uuidBytes()))) {
       throw new Ext4FormatException(journalName, jsb * device.blockSize() + 0x100, "does not list the filesystem "
-          + device.name() + " (" + fs.uuid() + ") among its " + users + " users");
+          + device.name() + " (" + fs.uuid() + ") among its " + users.size() + " users");
     }
     return loc;
   }
@@ -137,7 +132,7 @@ public final class Ext4JournalLocator {
       ib.putInt(4 * i, j[i]);
     }
     long size = Integer.toUnsignedLong(j[16]) | Integer.toUnsignedLong(j[15]) << 32;
-    boolean extents = Short.toUnsignedInt(ib.getShort(0)) == 0xF30A;
+    boolean extents = Short.toUnsignedInt(ib.getShort(0)) == io.ext4j.fs.format.ExtentNode.MAGIC;
     return new Ext4Inode(sb.journalInode(), 0x8180, size, extents ? Ext4Inode.FLAG_EXTENTS : 0, 0, ib.array());
   }
 
@@ -164,12 +159,9 @@ public final class Ext4JournalLocator {
     long mapped = loc.length();
     r.blocksRaw((mapped + mapBlocks(device, sb, backup, mapped)) * (sb.blockSize() / 512));
     long ino = sb.journalInode();
-    long group = (ino - 1) / sb.inodesPerGroup();
-    long index = (ino - 1) % sb.inodesPerGroup();
-    long at = readGroupDescriptor(device, sb, group).inodeTable() * sb.blockSize() + index * sb.inodeSize();
     byte[] slot = new byte[sb.inodeSize()];
     r.writeTo(slot, 0, ino, io.ext4j.fs.core.FsLayout.of(device.name(), sb).csumSeedOrNull());
-    writeBytes(device, at, slot);
+    writeBytes(device, inodeOffset(device, sb, ino), slot);
   }
 
   /** The blocks of a file's map itself: extent tree nodes below the root, or indirect blocks. */
@@ -280,16 +272,19 @@ public final class Ext4JournalLocator {
     if (ino < 1 || ino > sb.inodesCount()) {
       throw new Ext4FormatException(device.name(), -1, "inode " + ino + " is outside [1, " + sb.inodesCount() + "]");
     }
-    long group = (ino - 1) / sb.inodesPerGroup();
-    long index = (ino - 1) % sb.inodesPerGroup();
-    GroupDescriptor gd = readGroupDescriptor(device, sb, group);
-    long at = gd.inodeTable() * sb.blockSize() + index * sb.inodeSize();
+    long at = inodeOffset(device, sb, ino);
     byte[] bytes = readBytes(device, at, sb.inodeSize());
     return Ext4Inode.decode(device.name(), at, sb, ino, bytes, 0);
   }
 
-  /** Group {@code group}'s descriptor, read straight from the device (for recovery tools and tests). */
-  public static GroupDescriptor readGroupDescriptor(BlockDevice device, Ext4Superblock sb, long group) throws IOException {
+  /** The byte offset on the device of inode {@code ino}'s slot in its group's inode table. */
+  public static long inodeOffset(BlockDevice device, Ext4Superblock sb, long ino) throws IOException {
+    long group = (ino - 1) / sb.inodesPerGroup();
+    long index = (ino - 1) % sb.inodesPerGroup();
+    return readGroupDescriptor(device, sb, group).inodeTable() * sb.blockSize() + index * sb.inodeSize();
+  }
+
+  static GroupDescriptor readGroupDescriptor(BlockDevice device, Ext4Superblock sb, long group) throws IOException {
     if (group >= sb.groupCount()) {
       throw new Ext4FormatException(device.name(), -1, "group " + group + " is outside the " + sb.groupCount() + " groups");
     }

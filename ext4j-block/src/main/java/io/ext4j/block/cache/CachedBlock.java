@@ -149,10 +149,18 @@ public final class CachedBlock {
     return was;
   }
 
+  /**
+   * Whether the cache must keep this block: it is dirty, or its attachment keeps it (the journal
+   * still owes the device a write of it). Such a block cannot be evicted or invalidated.
+   */
+  public boolean held() {
+    CacheAttachment a = attachment;
+    return isDirty() || (a != null && a.keepsBlockCached());
+  }
+
   /** Whether eviction may take this block now (ignoring pins, which eviction checks by CAS). */
   boolean evictable() {
-    CacheAttachment a = attachment;
-    return loadState == null && !isDirty() && (a == null || !a.keepsBlockCached());
+    return loadState == null && !held();
   }
 
   // ------------------------------------------------------------------ loading

@@ -48,17 +48,17 @@ public final class BlockAllocator {
   }
 
   /**
-   * Allocates between {@code min} and {@code want} contiguous blocks near {@code goal} (any value;
-   * out-of-range goals mean the first data group).
-   *
-   * @throws Ext4Exception ENOSPC when no group has {@code min} contiguous usable blocks
-   */
-  /**
    * How many blocks the calls in this scope must leave free: set by the engine for a caller that may
    * not use the root-reserved blocks (ext4_has_free_clusters); unbound means none.
    */
   public static final ScopedValue<Long> KEEP_FREE = ScopedValue.newInstance();
 
+  /**
+   * Allocates between {@code min} and {@code want} contiguous blocks near {@code goal} (any value;
+   * out-of-range goals mean the first data group).
+   *
+   * @throws Ext4Exception ENOSPC when no group has {@code min} contiguous usable blocks
+   */
   public Run allocate(Tx tx, long goal, int min, int want) throws IOException {
     if (min < 1 || want < min) {
       throw new IllegalArgumentException("allocation of [" + min + ", " + want + "] blocks");

@@ -19,7 +19,6 @@ final class GroupCheck {
   static void load(Scan s) throws IOException, CannotCheck {
     int n = s.groups;
     s.gd = new GroupDescriptor[n];
-    s.gdValid = new boolean[n];
     boolean[] bbOk = new boolean[n];
     boolean[] ibOk = new boolean[n];
     boolean[] itOk = new boolean[n];
@@ -37,11 +36,9 @@ final class GroupCheck {
       int off = s.lay.descriptorOffset(g);
       GroupDescriptor d = GroupDescriptor.decodeUnchecked(s.sb, buf, off);
       s.gd[g] = d;
-      s.gdValid[g] = true;
       if (s.groupCsum) {
         int computed = GroupDescriptor.computeChecksum(s.sb, g, buf, off);
         if (computed != d.checksum()) {
-          s.gdValid[g] = false;
           s.out.strictNote(GROUP_DESCRIPTOR, NO_INODE, blk, String.format(
               "group %d descriptor checksum is 0x%04X, should be 0x%04X (%s)", g, d.checksum(), computed,
               s.metadataCsum ? "crc32c" : "gdt_csum crc16"));
@@ -126,17 +123,16 @@ final class GroupCheck {
     }
   }
 
-  /** Whether {@code g}'s UNINIT flags and itable_unused are believed: with uninit_bg or metadata_csum, as e2fsck -n does. */
-  static boolean trusted(Scan s, int g) {
-    return s.groupCsum; // even with a bad checksum: e2fsck -n, declining to clear them, goes by them too
-  }
+  // A group's UNINIT flags and itable_unused are believed whenever the filesystem has uninit_bg or
+  // metadata_csum, even under a descriptor checksum that fails: e2fsck -n, declining to clear them,
+  // goes by them too.
 
   static boolean inodeUninit(Scan s, int g) {
-    return trusted(s, g) && s.gd[g].has(GroupDescriptor.INODE_UNINIT);
+    return s.groupCsum && s.gd[g].has(GroupDescriptor.INODE_UNINIT);
   }
 
   static boolean blockUninit(Scan s, int g) {
-    return trusted(s, g) && s.gd[g].has(GroupDescriptor.BLOCK_UNINIT) && g != s.groups - 1;
+    return s.groupCsum && s.gd[g].has(GroupDescriptor.BLOCK_UNINIT) && g != s.groups - 1;
   }
 
   private static void watermarks(Scan s, boolean[] itOk) throws CannotCheck {
@@ -148,7 +144,7 @@ final class GroupCheck {
       long n;
       if (!itOk[g] || inodeUninit(s, g)) {
         n = 0;
-      } else if (trusted(s, g) && d.itableUnused() <= s.ipg && d.itableUnused() <= d.freeInodes()) {
+      } else if (s.groupCsum && d.itableUnused() <= s.ipg && d.itableUnused() <= d.freeInodes()) {
         n = s.ipg - d.itableUnused();
       } else {
         n = s.ipg;

@@ -57,7 +57,6 @@ final class Scan {
   final Bits used;
 
   GroupDescriptor[] gd; // set by GroupCheck.load
-  boolean[] gdValid; // GroupCheck.load: checksum verified (or the fs has none)
   boolean[] blockBitmapOk; // GroupCheck.load: location inside the filesystem
   boolean[] inodeBitmapOk; // GroupCheck.load
   boolean[] inodeTableOk; // GroupCheck.load

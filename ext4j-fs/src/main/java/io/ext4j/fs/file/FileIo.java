@@ -531,7 +531,7 @@ public final class FileIo {
   private void dropCachedPage(long block) throws IOException {
     CachedBlock cb = fs.cache.peek(block);
     if (cb != null) {
-      boolean metadata = cb.isDirty() || (cb.attachment() != null && cb.attachment().keepsBlockCached());
+      boolean metadata = cb.held();
       cb.release();
       if (metadata) { // only metadata is dirty in the cache or held by the journal: two owners of one block
         throw Ext4Exception.corrupted(fs.lay.name(), 0, block, "data block " + block + " is also in use as metadata");

@@ -204,6 +204,15 @@ public final class JournalSuperblock {
     return i32(0x40);
   }
 
+  /** The UUIDs in s_users of the filesystems sharing this journal: the first nr_users of its 48 slots. */
+  public List<byte[]> users() {
+    List<byte[]> out = new java.util.ArrayList<>();
+    for (int u = 0; u < Math.min(Math.max(nrUsers(), 0), 48); u++) {
+      out.add(Arrays.copyOfRange(raw, 0x100 + 16 * u, 0x110 + 16 * u));
+    }
+    return out;
+  }
+
   public int checksumType() {
     return raw[0x50] & 0xFF;
   }
