@@ -205,12 +205,7 @@ class ImageFuzzOracleTest {
     OverlayBlockDevice dev = new OverlayBlockDevice(b.image());
     String what = Mutator.mutate(dev, b.sb(), b.targets(), mutantSeed);
     try (OutputStream o = Files.newOutputStream(file)) {
-      ByteBuffer buf = ByteBuffer.allocate(dev.blockSize());
-      for (long k = 0; k < dev.blockCount(); k++) {
-        buf.clear();
-        dev.read(k, buf);
-        o.write(buf.array());
-      }
+      copy(dev, o);
     }
     // as e2fsck -fn: a journal that needs recovery is not replayed (ext4j fsck -n replays it in memory)
     CheckReport rep = CheckImage.check(file, CheckOptions.defaults().withReplayJournal(false));
@@ -254,12 +249,17 @@ class ImageFuzzOracleTest {
 
   private static void save(BlockDevice dev, Path out) throws IOException {
     try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(out))) {
-      ByteBuffer b = ByteBuffer.allocate(dev.blockSize());
-      for (long k = 0; k < dev.blockCount(); k++) {
-        b.clear();
-        dev.read(k, b);
-        o.write(b.array());
-      }
+      copy(dev, o);
+    }
+  }
+
+  /** Every block of {@code dev}, in order, to {@code o}. */
+  private static void copy(BlockDevice dev, OutputStream o) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(dev.blockSize());
+    for (long k = 0; k < dev.blockCount(); k++) {
+      b.clear();
+      dev.read(k, b);
+      o.write(b.array());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.ext4j.fs.check;
 
 import io.ext4j.block.BlockDevice;
+import io.ext4j.fs.core.FsLayout;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.SuperblockEditor;
 import java.io.IOException;
@@ -25,6 +26,7 @@ final class Mutator {
   private final Ext4Superblock sb;
   private final Targets t;
   private final SplittableRandom r;
+  private final FsLayout lay;
   private final StringBuilder what = new StringBuilder();
 
   private Mutator(BlockDevice dev, Ext4Superblock sb, Targets t, SplittableRandom r) {
@@ -32,6 +34,7 @@ final class Mutator {
     this.sb = sb;
     this.t = t;
     this.r = r;
+    this.lay = FsLayout.of(dev.name(), sb);
   }
 
   /** Applies one to three mutations to {@code dev}; returns what was done. */
@@ -72,8 +75,7 @@ final class Mutator {
     long blk = Ext4Superblock.OFFSET / dev.blockSize();
     int base = (int) (Ext4Superblock.OFFSET - blk * dev.blockSize());
     byte[] b = read(blk);
-    long v = interesting(get(b, base + f[0], f[1]), f[1]);
-    put(b, base + f[0], f[1], v);
+    long v = change(b, base + f[0], f[1], ByteOrder.LITTLE_ENDIAN);
     boolean fix = r.nextInt(5) != 0;
     if (fix) {
       byte[] raw = java.util.Arrays.copyOfRange(b, base, base + Ext4Superblock.SIZE);
@@ -85,17 +87,14 @@ final class Mutator {
 
   private void descriptorField() throws IOException {
     int ds = sb.is64Bit() ? sb.descriptorSize() : 32;
-    long first = Ext4Superblock.OFFSET / dev.blockSize() + 1;
-    long groups = Math.ceilDiv(sb.blocksCount() - sb.firstDataBlock(), sb.blocksPerGroup());
-    int g = r.nextInt((int) Math.min(groups, 64));
-    long blk = first + (long) g * ds / dev.blockSize();
-    int at = (int) ((long) g * ds % dev.blockSize());
+    int g = r.nextInt((int) Math.min(lay.groups(), 64));
+    long blk = lay.descriptorBlock(g);
+    int at = lay.descriptorOffset(g);
     int[][] fields = {{0x0, 4}, {0x4, 4}, {0x8, 4}, {0xC, 2}, {0xE, 2}, {0x10, 2}, {0x12, 2}, {0x1C, 2}, {0x1E, 2},
         {0x20, 4}, {0x24, 4}, {0x28, 4}};
     int[] f = fields[r.nextInt(ds == 32 ? 9 : fields.length)];
     byte[] b = read(blk);
-    long v = interesting(get(b, at + f[0], f[1]), f[1]);
-    put(b, at + f[0], f[1], v);
+    long v = change(b, at + f[0], f[1], ByteOrder.LITTLE_ENDIAN);
     write(blk, b);
     what.append(String.format("group %d descriptor field 0x%X := %d", g, f[0], v));
   }
@@ -116,8 +115,7 @@ final class Mutator {
     long blk = table + byteAt / dev.blockSize();
     int at = (int) (byteAt % dev.blockSize());
     byte[] b = read(blk);
-    long v = interesting(get(b, at + f[0], f[1]), f[1]);
-    put(b, at + f[0], f[1], v);
+    long v = change(b, at + f[0], f[1], ByteOrder.LITTLE_ENDIAN);
     write(blk, b);
     what.append(String.format("inode %d field 0x%X := %d", ino, f[0], v));
   }
@@ -142,8 +140,7 @@ final class Mutator {
     }
     int[][] fields = {{0, 4}, {4, 2}, {6, 1}, {7, 1}, {8, 1}};
     int[] f = fields[r.nextInt(fields.length)];
-    long v = interesting(get(b, at + f[0], f[1]), f[1]);
-    put(b, at + f[0], f[1], v);
+    long v = change(b, at + f[0], f[1], ByteOrder.LITTLE_ENDIAN);
     write(blk, b);
     what.append(String.format("directory block %d entry at %d field %d := %d", blk, at, f[0], v));
   }
@@ -157,10 +154,16 @@ final class Mutator {
     int[] f = fields[r.nextInt(fields.length)];
     byte[] b = read(blk);
     ByteOrder order = structure.startsWith("journal") ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-    long v = interesting(get(b, f[0], f[1], order), f[1]);
-    put(b, f[0], f[1], v, order);
+    long v = change(b, f[0], f[1], order);
     write(blk, b);
     what.append(String.format("%s %d field 0x%X := %d", structure, blk, f[0], v));
+  }
+
+  /** Replaces the {@code width}-byte field at {@code at} of {@code b} with an {@link #interesting} value; returns it. */
+  private long change(byte[] b, int at, int width, ByteOrder order) {
+    long v = interesting(get(b, at, width, order), width);
+    put(b, at, width, v, order);
+    return v;
   }
 
   /** An interesting replacement for a field of {@code width} bytes now holding {@code current}. */
@@ -193,10 +196,6 @@ final class Mutator {
       case 2 -> Short.toUnsignedLong(bb.getShort(at));
       default -> Integer.toUnsignedLong(bb.getInt(at));
     };
-  }
-
-  private static void put(byte[] b, int at, int width, long v) {
-    put(b, at, width, v, ByteOrder.LITTLE_ENDIAN);
   }
 
   private static void put(byte[] b, int at, int width, long v, ByteOrder order) {

@@ -44,15 +44,7 @@ class KernelExt3JournalOracleTest {
     FsManifest expected;
     try (LoopMount m = LoopMount.readWrite(img)) {
       Path d = Files.createDirectories(m.dir.resolve("d"));
-      for (int i = 0; i < 6; i++) {
-        byte[] data = new byte[1 + r.nextInt(120_000)];
-        r.nextBytes(data);
-        Path f = d.resolve("f" + i);
-        Files.write(f, data);
-        try (FileChannel c = FileChannel.open(f, StandardOpenOption.WRITE)) {
-          c.force(true);
-        }
-      }
+      KernelImages.writeFsynced(d, 6, 120_000, r);
       try (FileChannel c = FileChannel.open(d, StandardOpenOption.READ)) {
         c.force(true);
       }
@@ -84,7 +76,7 @@ class KernelExt3JournalOracleTest {
       dev.flush();
       assertThat(Ext4JournalLocator.locate(dev).damagedInode()).as("after the inode was written back").isNull();
       inodeSize = sb.inodeSize();
-      inodeAt = Ext4JournalLocator.readGroupDescriptor(dev, sb, 0).inodeTable() * 1024L + 7L * inodeSize;
+      inodeAt = Ext4JournalLocator.inodeOffset(dev, sb, sb.journalInode());
     }
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();

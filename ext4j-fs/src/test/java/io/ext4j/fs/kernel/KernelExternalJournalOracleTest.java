@@ -15,10 +15,8 @@ import io.ext4j.jbd2.RecoveryResult;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.FsManifest;
 import io.ext4j.testkit.Seeds;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -56,16 +54,7 @@ class KernelExternalJournalOracleTest {
       KernelImages.runOk("mkfs.ext4", "-q", "-F", "-O", "journal_dev", "-b", "4096", loop);
       KernelImages.runOk("mkfs.ext4", "-q", "-F", "-b", "4096", "-J", "device=" + loop, fs.toString());
       try (LoopMount m = LoopMount.readWrite(fs)) {
-        Path d = Files.createDirectories(m.dir.resolve("d"));
-        for (int i = 0; i < 5; i++) {
-          byte[] data = new byte[1 + r.nextInt(200_000)];
-          r.nextBytes(data);
-          Path f = d.resolve("f" + i);
-          Files.write(f, data);
-          try (FileChannel c = FileChannel.open(f, StandardOpenOption.WRITE)) {
-            c.force(true);
-          }
-        }
+        KernelImages.writeFsynced(Files.createDirectories(m.dir.resolve("d")), 5, 200_000, r);
         expected = KernelImages.withoutRecoveryTimes(KernelImages.comparable(MountManifest.of(m.dir)));
         for (String t : List.of("ours", "theirs", "engine")) { // while mounted: the log holds what is not yet home
           KernelImages.copySparse(fs, dir.resolve(t + "-fs.img"));

@@ -152,6 +152,22 @@ final class KernelImages {
     }
   }
 
+  /**
+   * Writes files {@code f0 … f<files-1>} of 1 to {@code maxBytes} random bytes into {@code dir}
+   * (on a kernel mount), each fsynced once written, so that the journal holds them.
+   */
+  static void writeFsynced(Path dir, int files, int maxBytes, java.util.SplittableRandom r) throws IOException {
+    for (int i = 0; i < files; i++) {
+      byte[] data = new byte[1 + r.nextInt(maxBytes)];
+      r.nextBytes(data);
+      Path f = dir.resolve("f" + i);
+      Files.write(f, data);
+      try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+        c.force(true);
+      }
+    }
+  }
+
   /** {@code mkfs.ext4 -q -F -b BS [options] img} on a sparse file of {@code mib} MiB. */
   static Path mkfs(Path img, int mib, int blockSize, String... options) throws IOException, InterruptedException {
     Files.deleteIfExists(img);
