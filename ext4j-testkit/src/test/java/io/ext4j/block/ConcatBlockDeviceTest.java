@@ -8,13 +8,23 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** The contract over a split device, and transfers that cross the split land on both devices. */
+/** The contract over a split device (read-only through read-only parts), and transfers that cross the split land on both devices. */
 @Tag("fast")
 class ConcatBlockDeviceTest extends BlockDeviceContract {
+  private MemoryBlockDevice first; // the parts of the device create() made last
+  private MemoryBlockDevice second;
+
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {
     long a = blockCount / 3;
-    return new ConcatBlockDevice(new MemoryBlockDevice("a", blockSize, a), new MemoryBlockDevice("b", blockSize, blockCount - a));
+    first = new MemoryBlockDevice("a", blockSize, a);
+    second = new MemoryBlockDevice("b", blockSize, blockCount - a);
+    return new ConcatBlockDevice(first, second);
+  }
+
+  @Override
+  protected BlockDevice reopenReadOnly(BlockDevice device) {
+    return new ConcatBlockDevice(first.readOnlyView(), second.readOnlyView());
   }
 
   @Test
