@@ -26,13 +26,42 @@ public final class JournalDumpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     JournalLog log;
+    String fastCommits = "";
     try (JournalTarget.Opened j = target.open(false)) {
       log = JournalLog.read(j.device(), j.map());
+      if (!json && j.isExt4()) {
+        fastCommits = fastCommits(j, log.superblock());
+      }
     }
     PrintWriter out = spec.commandLine().getOut();
-    out.print(json ? toJson(log) : toText(log));
+    out.print(json ? toJson(log) : toText(log) + fastCommits);
     out.flush();
     return 0;
+  }
+
+  /**
+   * The fast commits recovery would replay after the log (as debugfs's logdump lists the area), or
+   * "" when the journal has no fast-commit area or needs no recovery.
+   */
+  static String fastCommits(JournalTarget.Opened j, io.ext4j.jbd2.format.JournalSuperblock sb) throws java.io.IOException {
+    if (!sb.has(io.ext4j.jbd2.format.JournalFeature.FAST_COMMIT) || !sb.needsRecovery()) {
+      return "";
+    }
+    StringBuilder s = new StringBuilder("Fast-commit area (journal blocks ").append(sb.fastCommitFirst()).append("..")
+        .append(sb.maxLen() - 1).append("): ");
+    try {
+      int tid = io.ext4j.jbd2.JournalRecovery.scan(j.device(), j.map(), sb).endTid();
+      int inodeSize = io.ext4j.fs.Ext4JournalLocator.readSuperblock(j.device()).inodeSize();
+      io.ext4j.fs.fastcommit.FastCommitArea.Scan fc = io.ext4j.fs.Ext4Recovery.scanArea(j.device(), j.map(), sb, tid, inodeSize);
+      s.append(fc.commits()).append(" fast commits of tid ").append(Integer.toUnsignedString(tid)).append(" to replay");
+      s.append(fc.commits() == 0 ? " (" + fc.why() + ")" : "").append('\n');
+      for (io.ext4j.fs.fastcommit.FastCommitTag t : fc.tags()) {
+        s.append("  ").append(t).append('\n');
+      }
+    } catch (io.ext4j.jbd2.JournalCorruptException e) {
+      s.append(e.getMessage()).append('\n');
+    }
+    return s.toString();
   }
 
   static String toJson(JournalLog log) {

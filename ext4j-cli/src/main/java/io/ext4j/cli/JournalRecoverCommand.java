@@ -56,8 +56,14 @@ public final class JournalRecoverCommand implements Callable<Integer> {
       JournalSuperblock sb = JournalRecovery.readSuperblock(j.device(), j.map());
       JournalSuperblock now = sb; // the superblock as last written
       RecoveryResult r;
+      io.ext4j.fs.Ext4Recovery.Result fc = null;
       try {
-        r = JournalRecovery.recover(j.device(), j.map(), sb);
+        if (j.isExt4()) {
+          fc = io.ext4j.fs.Ext4Recovery.recover(j.device(), j.map(), sb);
+          r = fc.journal();
+        } else {
+          r = JournalRecovery.recover(j.device(), j.map(), sb);
+        }
       } catch (JournalFailedCommitException e) {
         failed = e; // e2fsck's way: keep what was replayed, mark the journal empty after it, flag the fs
         r = e.replayed();
@@ -68,6 +74,13 @@ public final class JournalRecoverCommand implements Callable<Integer> {
         for (RecoveryResult.Transaction t : r.transactions()) {
           out.println("Transaction " + Integer.toUnsignedString(t.tid()) + " (journal blocks " + t.firstBlock() + ".." + t.commitBlock()
               + "): " + t.blocksReplayed() + " blocks replayed, " + t.revokeHits() + " revoked, " + t.revokeRecords() + " revoke records");
+        }
+        if (fc != null && fc.fastCommits().commits() > 0) {
+          io.ext4j.fs.fastcommit.FastCommitReplay.Stats st = fc.replayed();
+          out.println("Fast commits of tid " + Integer.toUnsignedString(r.endTid()) + ": " + st.commits() + " replayed ("
+              + st.records() + " records in " + fc.fastCommits().blocksUsed() + " blocks: " + st.inodes() + " inodes, "
+              + st.entriesAdded() + " entries added, " + st.entriesRemoved() + " removed, " + st.leavesSplit() + " htree leaves split, " + st.blocksMapped() + " blocks mapped, "
+              + st.blocksUnmapped() + " unmapped).");
         }
         now = JournalRecovery.markEmpty(j.device(), j.map(), sb, r);
         out.println("Replayed " + r.transactionsReplayed() + " transactions (" + Integer.toUnsignedString(r.firstTid()) + ".."

@@ -30,6 +30,8 @@ import io.ext4j.fs.xattr.Xattrs;
 import io.ext4j.jbd2.Journal;
 import io.ext4j.jbd2.JournalOptions;
 import io.ext4j.jbd2.JournalRecovery;
+import io.ext4j.jbd2.format.JournalFeature;
+import io.ext4j.jbd2.format.JournalSuperblock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -46,7 +48,8 @@ import java.util.Set;
  *
  * <h2>Lifecycle</h2>
  * {@link #open} reads and checks the superblock and group descriptors, replays the journal if it
- * needs recovery (in memory only when opening read-only), marks the filesystem mounted
+ * needs recovery (in memory only when opening read-only; with fast commits, the full commits and
+ * then the fast commits after them, see {@link Ext4Recovery}), marks the filesystem mounted
  * (needs_recovery set, as the kernel does), then finishes what orphaned inodes left (frees the
  * unlinked ones, truncates the others to their size). {@link #close} frees inodes unlinked while
  * open, commits and checkpoints the journal, and writes a clean superblock with exact free
@@ -256,6 +259,17 @@ public final class Ext4FileSystem implements AutoCloseable {
       }
       if (options.bulkLoad() && dirty) {
         throw new Ext4Exception(Errno.EINVAL, 0, null, device.name() + ": bulk loading needs an empty journal; this one needs recovery");
+      }
+      if (dirty) {
+        JournalSuperblock jsb = JournalRecovery.readSuperblock(dev, loc.journalMap());
+        if (jsb.has(JournalFeature.FAST_COMMIT)) {
+          // full commits and then fast commits, offline (the journal engine knows no filesystem)
+          Ext4Recovery.Result r = Ext4Recovery.recover(dev, loc.journalMap(), jsb);
+          JournalRecovery.markEmpty(dev, loc.journalMap(), jsb, r.journal());
+        }
+      }
+      if (!readOnly && !options.bulkLoad()) {
+        Ext4Recovery.retireFastCommitArea(dev, loc.journalMap(), JournalRecovery.readSuperblock(dev, loc.journalMap()));
       }
       if ((!readOnly && !options.bulkLoad()) || dirty) {
         cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), sb.blockSize()));

@@ -319,6 +319,17 @@ public final class Ext4JournalLocator {
     return out;
   }
 
+  /**
+   * Writes the 1024 bytes of a superblock (checksum already set) over the primary superblock. Not
+   * flushed.
+   */
+  public static void writeSuperblockBytes(BlockDevice device, byte[] bytes) throws IOException {
+    if (bytes.length != Ext4Superblock.SIZE) {
+      throw new IllegalArgumentException("a superblock is " + Ext4Superblock.SIZE + " bytes, not " + bytes.length);
+    }
+    writeBytes(device, Ext4Superblock.OFFSET, bytes);
+  }
+
   /** Writes {@code bytes} at byte {@code offset}: read-modify-write of the covering device blocks. */
   static void writeBytes(BlockDevice device, long offset, byte[] bytes) throws IOException {
     int bs = device.blockSize();

@@ -25,7 +25,9 @@ import java.util.UUID;
  *
  * <h2>Log layout</h2>
  * Journal block 0 is the superblock; blocks {@code [s_first, s_maxlen)} are a circular log of
- * transactions, each {@code [revoke blocks][descriptor, data…]…[commit block]} with the same tid,
+ * transactions (with {@code journal_fast_commit}, {@code [s_first, s_maxlen - s_num_fc_blks)}: the
+ * fast-commit area after it belongs to the filesystem, which writes and replays it; this journal
+ * never writes there), each {@code [revoke blocks][descriptor, data…]…[commit block]} with the same tid,
  * tids consecutive. The superblock's {@code s_start}/{@code s_sequence} name the oldest transaction
  * still needed; {@code s_start == 0} means the journal is empty. Where the journal lives (the ext4
  * journal inode's extents, or a contiguous region) is a {@link JournalMap}.

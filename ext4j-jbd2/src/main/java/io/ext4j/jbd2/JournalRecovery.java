@@ -11,6 +11,9 @@ import java.nio.ByteBuffer;
  * the superblock, replay the log, mark the journal empty. The running engine recovers at open by
  * itself; this is the same code ({@link io.ext4j.jbd2.internal.Recovery}) without an engine.
  *
+ * <p>A {@code journal_fast_commit} journal's fast-commit area is the filesystem's: this replays the
+ * full commits only (ext4 replays the fast commits after them, {@code io.ext4j.fs.Ext4Recovery}).
+ *
  * <p>Durability: {@link #recover} returns after flushing every replayed home block;
  * {@link #markEmpty} after flushing the clean superblock.
  */

@@ -102,7 +102,7 @@ final class JournalCheck {
       RecoveryResult result;
       boolean failed = false;
       try {
-        result = JournalRecovery.recover(ov, map, jsb);
+        result = io.ext4j.fs.Ext4Recovery.recover(ov, map, jsb).journal();
       } catch (JournalFailedCommitException e) {
         result = e.replayed();
         failed = true;

@@ -60,9 +60,6 @@ public final class Features {
     if (sb.hasJournal() && sb.journalInode() == 0 && !journalDeviceGiven) {
       why.add("the journal is external and no journal device was given");
     }
-    if (sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT)) {
-      why.add("fast_commit journals are not written by ext4j yet");
-    }
     if (Integer.toUnsignedLong(sb.revLevel()) > 1) {
       why.add("revision " + Integer.toUnsignedString(sb.revLevel()) + " is newer than ext4j knows (1)"); // the kernel: read-only too
     }

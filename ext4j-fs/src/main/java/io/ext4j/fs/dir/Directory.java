@@ -66,16 +66,7 @@ public final class Directory {
     if (!fs.lay.fileType()) {
       return 0;
     }
-    return switch (mode & RawInode.S_IFMT) {
-      case RawInode.S_IFREG -> 1;
-      case RawInode.S_IFDIR -> 2;
-      case RawInode.S_IFCHR -> 3;
-      case RawInode.S_IFBLK -> 4;
-      case RawInode.S_IFIFO -> 5;
-      case RawInode.S_IFSOCK -> 6;
-      case RawInode.S_IFLNK -> 7;
-      default -> 0;
-    };
+    return DirBlock.typeOfMode(mode);
   }
 
   private boolean inline(Inode dir) {

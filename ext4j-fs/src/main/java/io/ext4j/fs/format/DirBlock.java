@@ -48,6 +48,20 @@ public final class DirBlock {
   }
 
   /** The smallest rec_len of an entry with a name of {@code nameLen} bytes. */
+  /** The file_type byte for an inode of {@code mode} (1 regular … 7 symlink; 0 for an unknown type). */
+  public static int typeOfMode(int mode) {
+    return switch (mode & RawInode.S_IFMT) {
+      case RawInode.S_IFREG -> 1;
+      case RawInode.S_IFDIR -> 2;
+      case RawInode.S_IFCHR -> 3;
+      case RawInode.S_IFBLK -> 4;
+      case RawInode.S_IFIFO -> 5;
+      case RawInode.S_IFSOCK -> 6;
+      case RawInode.S_IFLNK -> 7;
+      default -> 0;
+    };
+  }
+
   public static int minRecLen(int nameLen) {
     return (8 + nameLen + 3) & ~3;
   }

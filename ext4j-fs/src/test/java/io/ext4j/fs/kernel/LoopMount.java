@@ -27,6 +27,11 @@ final class LoopMount implements AutoCloseable {
     return mount(image, "loop");
   }
 
+  /** Mounts {@code image} read-write with extra mount options ({@code "commit=600"}). */
+  static LoopMount readWrite(Path image, String options) throws IOException, InterruptedException {
+    return mount(image, "loop," + options);
+  }
+
   private static LoopMount mount(Path image, String options) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory(Files.createDirectories(KernelImages.ROOT), "mnt-").toAbsolutePath();
     LoopMount m = new LoopMount(dir);

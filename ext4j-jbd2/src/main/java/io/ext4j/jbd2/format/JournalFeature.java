@@ -17,7 +17,7 @@ public enum JournalFeature {
   public enum Kind { COMPAT, INCOMPAT, RO_COMPAT }
 
   /** Incompat bits this implementation can replay and write. */
-  public static final int SUPPORTED_INCOMPAT = 0x1 | 0x2 | 0x4 | 0x8 | 0x10;
+  public static final int SUPPORTED_INCOMPAT = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x20;
 
   private final Kind kind;
   private final int mask;

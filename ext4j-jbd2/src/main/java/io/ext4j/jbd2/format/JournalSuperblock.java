@@ -108,6 +108,18 @@ public final class JournalSuperblock {
       if (sb.featureRoCompat() != 0) {
         throw new UnsupportedJournalFeatureException(device, featureName(JournalFeature.Kind.RO_COMPAT, sb.featureRoCompat()));
       }
+      if (sb.has(JournalFeature.FAST_COMMIT)) {
+        long logEnd = maxLen - sb.fastCommitAreaBlocks();
+        if (sb.numFastCommitBlocks() < 0 || logEnd < MIN_JOURNAL_BLOCKS) {
+          throw new JournalCorruptException(device, 0, "superblock fast-commit length", "s_num_fc_blks "
+              + Integer.toUnsignedString(sb.numFastCommitBlocks()) + " leaves fewer than " + MIN_JOURNAL_BLOCKS
+              + " of the " + maxLen + " blocks for the log");
+        }
+        if (first >= logEnd || (start != 0 && start >= logEnd)) {
+          throw new JournalCorruptException(device, 0, "superblock log start", "s_first " + first + " / s_start " + start
+              + " not below the fast-commit area at block " + logEnd);
+        }
+      }
     }
     return sb;
   }
@@ -217,8 +229,41 @@ public final class JournalSuperblock {
     return raw[0x50] & 0xFF;
   }
 
+  /** {@code s_num_fc_blks} as stored (0 means the default, {@link #DEFAULT_FAST_COMMIT_BLOCKS}). */
   public int numFastCommitBlocks() {
     return i32(0x54);
+  }
+
+  /** jbd2's fast-commit area size when {@code s_num_fc_blks} is 0. */
+  public static final int DEFAULT_FAST_COMMIT_BLOCKS = 256;
+
+  /**
+   * Blocks at the end of the journal set apart for fast commits: {@code s_num_fc_blks} (or 256 when
+   * it is 0) with {@code journal_fast_commit}, else 0.
+   */
+  public long fastCommitAreaBlocks() {
+    if (!has(JournalFeature.FAST_COMMIT)) {
+      return 0;
+    }
+    int n = numFastCommitBlocks();
+    return n == 0 ? DEFAULT_FAST_COMMIT_BLOCKS : Integer.toUnsignedLong(n);
+  }
+
+  /**
+   * One past the last block of the circular log (jbd2's {@code j_last}): {@code s_maxlen}, less the
+   * fast-commit area when there is one.
+   */
+  public long logEnd() {
+    return maxLen() - fastCommitAreaBlocks();
+  }
+
+  /**
+   * The first journal block fast commits are written to (jbd2's {@code j_fc_first}): one past
+   * {@link #logEnd()} — block {@code logEnd()} itself belongs to neither. Fast-commit blocks are
+   * {@code [fastCommitFirst(), maxLen())}; meaningful only with {@code journal_fast_commit}.
+   */
+  public long fastCommitFirst() {
+    return logEnd() + 1;
   }
 
   public long head() {

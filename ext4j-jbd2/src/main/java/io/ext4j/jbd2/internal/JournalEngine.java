@@ -110,7 +110,7 @@ public final class JournalEngine {
     this.map = map;
     this.options = options;
     this.format = sb.logFormat();
-    this.log = new LogSpace(sb.first(), sb.maxLen());
+    this.log = new LogSpace(sb.first(), sb.logEnd());
     log.reset(sb.first()); // jbd2 without JBD2_CYCLE_RECORD: an empty log starts at s_first
     int defaultMax = (int) Math.min(Integer.MAX_VALUE, log.size() / 4);
     this.maxTransactionBuffers = options.maxTransactionBuffers() == 0 ? defaultMax : Math.min(defaultMax, options.maxTransactionBuffers());

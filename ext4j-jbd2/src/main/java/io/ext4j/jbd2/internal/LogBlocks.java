@@ -13,8 +13,8 @@ import java.nio.ByteOrder;
  * {@code first}). Holds no state beyond its final fields; thread-safe if the device is.
  *
  * <p>The log occupies journal blocks {@code [first, last)} with {@code first = s_first} and
- * {@code last = s_maxlen} (journals with a fast-commit area are refused when the superblock is decoded,
- * so the area never needs subtracting here).
+ * {@code last = s_maxlen}, less the fast-commit area at the journal's end when there is one
+ * ({@link JournalSuperblock#logEnd()}).
  */
 public final class LogBlocks {
   private final BlockDevice device;
@@ -33,7 +33,7 @@ public final class LogBlocks {
     this.device = device;
     this.map = map;
     this.first = sb.first();
-    this.last = sb.maxLen();
+    this.last = sb.logEnd();
   }
 
   /**

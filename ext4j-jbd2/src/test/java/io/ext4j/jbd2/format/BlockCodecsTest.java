@@ -208,4 +208,27 @@ class BlockCodecsTest {
           .isInstanceOf(JournalCorruptException.class);
     }
   }
+
+  @Test
+  void fastCommitArea_isCutFromTheLogsEnd_andMustLeaveAFullSizedLog() throws Exception {
+    int fc = JournalFeature.FAST_COMMIT.mask();
+    JournalSuperblock byDefault = JournalSuperblock.decode("dev", JournalSuperblock.create(4096, 2048, UUID, 0, fc).encode(), 4096, 2048);
+    assertThat(byDefault.fastCommitAreaBlocks()).as("s_num_fc_blks 0 means 256").isEqualTo(256);
+    assertThat(byDefault.logEnd()).isEqualTo(2048 - 256);
+    assertThat(byDefault.fastCommitFirst()).as("the block after the log's end").isEqualTo(2048 - 256 + 1);
+    JournalSuperblock plain = JournalSuperblock.decode("dev", JournalSuperblock.create(4096, 2048, UUID, 0, 0).encode(), 4096, 2048);
+    assertThat(plain.logEnd()).as("without the feature the whole journal is log").isEqualTo(2048);
+
+    byte[] sized = JournalSuperblock.create(4096, 2048, UUID, 0, fc).encode();
+    java.nio.ByteBuffer.wrap(sized).putInt(0x54, 64); // no checksum feature: no checksum to redo
+    assertThat(JournalSuperblock.decode("dev", sized, 4096, 2048).logEnd()).isEqualTo(2048 - 64);
+
+    byte[] tooBig = JournalSuperblock.create(4096, 2048, UUID, 0, fc).encode();
+    java.nio.ByteBuffer.wrap(tooBig).putInt(0x54, 1100);
+    assertThatThrownBy(() -> JournalSuperblock.decode("dev", tooBig, 4096, 2048)).isInstanceOf(JournalCorruptException.class)
+        .hasMessageContaining("fast-commit length");
+    byte[] startInArea = JournalSuperblock.create(4096, 2048, UUID, 0, fc).withTail(5, 1900).encode();
+    assertThatThrownBy(() -> JournalSuperblock.decode("dev", startInArea, 4096, 2048)).isInstanceOf(JournalCorruptException.class)
+        .hasMessageContaining("fast-commit area");
+  }
 }
