@@ -112,14 +112,16 @@ final class EntryReplay {
   }
 
   /**
-   * Adds the entry to the leaf the htree index names for it. A full leaf is split as e2fsck's
-   * link splits it — a new block at the directory's end takes the entries of the upper hashes, the
-   * deepest index block gets an entry for it — and the insertion tried again. False when the
-   * deepest index block is full too (the replay does not split index blocks).
+   * Adds the entry to the leaf the htree index names for it, growing the index the way e2fsck's
+   * link grows it: a full leaf is split (a new block at the directory's end takes the entries of
+   * the upper hashes, the deepest index block gets an entry for it); when that index block is full
+   * too, the lowest full index block is split in two, or, when every level is full, a level is
+   * added under the root; then the insertion starts over. False when the index cannot grow (every
+   * level full at the depth the filesystem allows).
    */
   boolean insertIndexed(long dir, RawInode d, List<long[]> blocks, byte[] name, long ino, int type) throws IOException {
     int bs = lay.blockSize();
-    for (int attempt = 0; attempt < 2; attempt++) {
+    for (int attempt = 0; attempt < 2 * MAX_INDEX_LEVELS + 2; attempt++) {
       List<int[]> path = htreePath(dir, blocks, name);
       int[] deepest = path.get(path.size() - 1);
       long leaf = indexEntry(blocks, deepest)[1];
@@ -137,14 +139,83 @@ final class EntryReplay {
           throw badIndex(dir, "leaf " + leaf + ": " + e.getMessage());
         }
       }
-      if (attempt > 0 || deepest[3] >= deepest[4]) {
+      int level = path.size() - 1;
+      while (level >= 0 && path.get(level)[3] >= path.get(level)[4]) {
+        level--;
+      }
+      int maxFrames = lay.largeDir() ? 3 : 2; // the root and the index levels below it
+      if (level < 0 && path.size() >= maxFrames) {
         return false;
       }
-      splitLeaf(dir, blocks, deepest, leaf);
+      if (level == path.size() - 1) {
+        splitLeaf(dir, blocks, deepest, leaf);
+      } else {
+        growIndex(dir, d, blocks, path, level);
+      }
       d = store.readInode(dir);
       blocks = dirBlocks(dir, d);
     }
     return false;
+  }
+
+  private static final int MAX_INDEX_LEVELS = 3;
+
+  /**
+   * Makes room in the index for one more entry below {@code level} (the lowest index level with
+   * room, or -1 when none has): the full index block under it is split in two halves, the upper
+   * half moved to a new block; at -1 the root's entries move to a new index block and the root
+   * points at it alone, one level deeper.
+   */
+  private void growIndex(long dir, RawInode d, List<long[]> blocks, List<int[]> path, int level) throws IOException {
+    int bs = lay.blockSize();
+    Integer seed = store.inodeSeed(dir, d);
+    long newLblk = Math.ceilDiv(d.sizeBytes(), bs);
+    long at = appendDirBlock(dir, d, blocks);
+    int nodeC = DxBlock.NODE_COUNT_OFFSET;
+    int nodeLimit = DxBlock.limitFor(bs, nodeC, seed != null);
+    int[] full = path.get(level + 1);
+    try (Buf nb = tx.create(at); Buf fb = tx.read(blocks.get(full[0])[1])) {
+      byte[] node = nb.array();
+      byte[] from = fb.array();
+      java.util.Arrays.fill(node, (byte) 0);
+      DirBlock.putRecLen(node, 0, bs, bs); // the empty entry an index node hides behind
+      int count = DxBlock.count(from, full[1]);
+      tx.modify(fb);
+      if (level < 0) {
+        System.arraycopy(from, full[1], node, nodeC, 8 * count);
+        DxBlock.setLimit(node, nodeC, nodeLimit);
+        DxBlock.setCount(node, nodeC, count);
+        DxBlock.setCount(from, full[1], 1);
+        DxBlock.setEntry(from, full[1], 0, 0, newLblk);
+        DxBlock.setIndirectLevels(from, DxBlock.indirectLevels(from) + 1);
+      } else {
+        int keep = count / 2;
+        int splitHash = DxBlock.hash(from, full[1], keep);
+        System.arraycopy(from, full[1] + 8 * keep, node, nodeC, 8 * (count - keep));
+        DxBlock.setLimit(node, nodeC, nodeLimit);
+        DxBlock.setCount(node, nodeC, count - keep);
+        DxBlock.setCount(from, full[1], keep);
+        int[] parent = path.get(level);
+        try (Buf pb = tx.read(blocks.get(parent[0])[1])) {
+          tx.modify(pb);
+          DxBlock.insertEntry(pb.array(), parent[1], parent[2] + 1, splitHash, newLblk);
+          sealIndex(pb.array(), parent[1], seed);
+          tx.dirty(pb);
+        }
+      }
+      sealIndex(from, full[1], seed);
+      sealIndex(node, nodeC, seed);
+      tx.dirty(fb);
+      tx.dirty(nb);
+    }
+  }
+
+  /** Sets an index block's tail checksum, dt_reserved kept as it is (the kernel leaves an old dirent tail's bytes there). */
+  private static void sealIndex(byte[] b, int c, Integer seed) {
+    if (seed != null) {
+      int tail = c + 8 * DxBlock.limit(b, c);
+      LittleEndian.putLe32(b, tail + 4, DxBlock.checksum(b, c, seed));
+    }
   }
 
   /** {hash, block} of the chosen entry of an index frame. */
@@ -224,10 +295,7 @@ final class EntryReplay {
     try (Buf ib = tx.read(blocks.get(frame[0])[1])) {
       tx.modify(ib);
       DxBlock.insertEntry(ib.array(), frame[1], frame[2] + 1, firstMoved + (continued ? 1 : 0), newLblk);
-      if (seed != null) { // dt_reserved keeps what it holds (the kernel leaves an old dirent tail's bytes there)
-        int tail = frame[1] + 8 * DxBlock.limit(ib.array(), frame[1]);
-        LittleEndian.putLe32(ib.array(), tail + 4, DxBlock.checksum(ib.array(), frame[1], seed));
-      }
+      sealIndex(ib.array(), frame[1], seed);
       tx.dirty(ib);
     }
   }
@@ -299,62 +367,6 @@ final class EntryReplay {
     return new Ext4Exception(Errno.EFSCORRUPTED, dir, null, dev.name() + ": directory " + dir + " htree: " + what);
   }
 
-  /**
-   * Turns an indexed directory into a linear one whose full leaf the replay cannot split: the root
-   * keeps "." and "..", its index and every interior node become free space (with checksum tails),
-   * and the index flag is cleared. Every entry stays where it is; the kernel and e2fsck read such a
-   * directory linearly (e2fsck -D would index it again).
-   */
-  void dropIndex(long dir, RawInode d, List<long[]> blocks) throws IOException {
-    int bs = lay.blockSize();
-    Integer seed = store.inodeSeed(dir, d);
-    List<Long> nodes = new ArrayList<>();
-    try (Buf root = meta.read(blocks.get(0)[1])) {
-      byte[] a = root.array();
-      int levels = DxBlock.indirectLevels(a);
-      List<Long> level = new ArrayList<>();
-      int c = DxBlock.ROOT_COUNT_OFFSET;
-      for (int i = 0; i < DxBlock.count(a, c); i++) {
-        level.add(DxBlock.block(a, c, i));
-      }
-      for (int l = 0; l < levels; l++) {
-        List<Long> next = new ArrayList<>();
-        for (long n : level) {
-          if (n == 0 || n >= blocks.size() || nodes.contains(n)) {
-            throw new Ext4Exception(Errno.EFSCORRUPTED, dir, null, dev.name() + ": directory " + dir + " htree node " + n + " is bad");
-          }
-          nodes.add(n);
-          try (Buf nb = meta.read(blocks.get((int) n)[1])) {
-            int nc = DxBlock.NODE_COUNT_OFFSET;
-            for (int i = 0; i < Math.min(DxBlock.count(nb.array(), nc), DxBlock.limit(nb.array(), nc)); i++) {
-              next.add(DxBlock.block(nb.array(), nc, i));
-            }
-          }
-        }
-        level = next;
-      }
-    }
-    try (Buf root = tx.read(blocks.get(0)[1])) {
-      tx.modify(root);
-      byte[] a = root.array();
-      java.util.Arrays.fill(a, 24, bs, (byte) 0);
-      DirBlock.putRecLen(a, 12, lay.dirUsable() - 12, bs);
-      if (seed != null) {
-        DirBlock.setTail(a, bs, seed);
-      }
-      tx.dirty(root);
-    }
-    for (long n : nodes) {
-      try (Buf nb = tx.read(blocks.get((int) n)[1])) {
-        tx.modify(nb);
-        DirBlock.initEmpty(nb.array(), bs, seed);
-        tx.dirty(nb);
-      }
-    }
-    d.flags(d.flags() & ~RawInode.FL_INDEX);
-    store.writeInode(dir, d);
-  }
-
   void link(long dir, byte[] name, long ino) throws IOException {
     RawInode child = store.readInode(ino);
     int type = DirBlock.typeOfMode(child.mode());
@@ -368,11 +380,11 @@ final class EntryReplay {
     int t = lay.fileType() ? type : 0;
     List<long[]> blocks = dirBlocks(dir, d);
     if (d.hasFlag(RawInode.FL_INDEX)) {
-      if (insertIndexed(dir, d, blocks, name, ino, t)) {
-        return;
+      if (!insertIndexed(dir, d, blocks, name, ino, t)) {
+        throw new Ext4Exception(Errno.ENOSPC, dir, null, dev.name() + ": fast-commit replay cannot add \""
+            + new String(name, java.nio.charset.StandardCharsets.UTF_8) + "\" to directory " + dir + ": its htree index is full");
       }
-      dropIndex(dir, d, blocks);
-      d = store.readInode(dir);
+      return;
     }
     for (long[] blk : blocks) {
       try (Buf b = tx.read(blk[1])) {

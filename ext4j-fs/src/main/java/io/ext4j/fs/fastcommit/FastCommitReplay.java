@@ -24,8 +24,9 @@ import java.io.IOException;
  *       written back as a new extent tree (in the inode when it has at most 4 extents) when the
  *       next record is about another inode, a dentry, or the commit's TAIL.
  *   <li><b>CREAT / LINK</b>: an entry of the same name and inode is removed, then the entry is
- *       added in the first directory block with room (the directory grows by one block when none
- *       has); <b>UNLINK</b> removes the entry if it is there.
+ *       added: in a linear directory in the first block with room (the directory grows by one
+ *       block when none has), in an htree directory in the leaf its index names, splitting the
+ *       leaf and growing the index when full; <b>UNLINK</b> removes the entry if it is there.
  *   <li>At the end every group's free block and inode counts, unused-inode count and the
  *       superblock's totals are recomputed from the bitmaps.
  * </ul>
@@ -33,16 +34,17 @@ import java.io.IOException;
  * one {@link ReplayStore}.
  *
  * <p>Where e2fsck 1.47 does not do what the kernel does, ext4j follows the kernel: a symlink's
- * CREAT is linked (e2fsck skips it), and a full linear directory grows by a block (e2fsck's link
- * fails). Blocks differ from e2fsck's only where it leaves bytes it never set (past the entries of
+ * CREAT is linked (e2fsck skips it), a full linear directory grows by a block (e2fsck's link
+ * fails), and no block a later ADD_RANGE maps is allocated for a tree or directory block before
+ * that record is applied (e2fsck's allocator may take it, overwriting the file's data). Blocks differ from e2fsck's only where it leaves bytes it never set (past the entries of
  * an htree leaf it split) or where the allocation is not e2fsck's (an extent tree deeper than one
- * index level). A full htree leaf whose index block is full too is not split: the directory is
- * turned into a linear one instead (every entry stays), which the kernel and e2fsck read alike.
+ * index level). An entry for an htree directory whose index is full at the depth the
+ * filesystem allows fails the replay with ENOSPC, as e2fsck's does (the kernel could not have
+ * made it).
  *
  * <h2>Durability and crashes</h2>
- * All writes go through a cache that {@link #run} writes back and flushes before it returns (after a
- * failure, what the cache still holds is dropped). The
- * journal is still marked as needing recovery while this runs, so a crash during the replay repeats
+ * All writes go through a cache that {@link #run} writes back and flushes before it returns
+ * (after a failure, what the cache still holds is dropped). The journal is still marked as needing recovery while this runs, so a crash during the replay repeats
  * the whole recovery: full commits are replayed again over the blocks they log, and every record
  * here states an outcome (this inode image, this mapping, this entry) rather than a change, so
  * applying them again over a partly replayed image gives the same result.
@@ -56,6 +58,7 @@ public final class FastCommitReplay {
   private final ExtentReplay extents;
   private final EntryReplay entries;
   private int inodes; // replay thread only
+  private final java.util.Set<Long> touched = new java.util.TreeSet<>(); // inodes with INODE or range records; replay thread only
 
   private FastCommitReplay(BlockDevice dev, Ext4Superblock sb) throws IOException {
     this.store = new ReplayStore(dev, sb);
@@ -75,6 +78,7 @@ public final class FastCommitReplay {
       return new Stats(0, 0, 0, 0, 0, 0, 0, 0);
     }
     FastCommitReplay r = new FastCommitReplay(device, Ext4JournalLocator.readSuperblock(device));
+    r.store.reserve(scan.tags());
     try {
       for (FastCommitTag t : scan.tags()) {
         try {
@@ -87,6 +91,7 @@ public final class FastCommitReplay {
         }
       }
       r.extents.flushExtents(0);
+      r.markMapped();
       r.store.recount(); // writes everything back, then the superblock
       device.flush();
     } finally {
@@ -96,7 +101,39 @@ public final class FastCommitReplay {
         r.extents.mapped, r.extents.unmapped);
   }
 
+  /**
+   * Marks every block each inode the records touched maps (data, tree and xattr blocks) as used,
+   * as the kernel's replay ends: records come per inode, not in the order the kernel made the
+   * changes, so a DEL_RANGE of one inode may have freed blocks an earlier ADD_RANGE of another had
+   * marked. A no-op when the records were in order.
+   */
+  private void markMapped() throws IOException {
+    for (long ino : touched) {
+      RawInode r = store.readInode(ino);
+      if (r.links() == 0) {
+        continue;
+      }
+      if (r.hasFlag(RawInode.FL_EXTENTS)) {
+        java.util.List<long[]> mapping = new java.util.ArrayList<>();
+        java.util.List<Long> tree = new java.util.ArrayList<>();
+        extents.walk(ino, r, mapping, tree);
+        for (long[] e : mapping) {
+          store.setBlockBits(e[1], e[2], true);
+        }
+        for (long b : tree) {
+          store.setBlockBits(b, 1, true);
+        }
+      }
+      if (r.fileAcl() != 0 && r.fileAcl() < store.lay.blocksCount()) {
+        store.setBlockBits(r.fileAcl(), 1, true);
+      }
+    }
+  }
+
   private void apply(FastCommitTag t) throws IOException {
+    if (t.tag() == FastCommitTag.INODE || t.tag() == FastCommitTag.ADD_RANGE || t.tag() == FastCommitTag.DEL_RANGE) {
+      touched.add(t.inode());
+    }
     switch (t.tag()) {
       case FastCommitTag.INODE -> replayInode(t);
       case FastCommitTag.ADD_RANGE -> {

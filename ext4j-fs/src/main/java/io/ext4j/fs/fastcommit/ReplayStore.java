@@ -17,6 +17,8 @@ import io.ext4j.fs.meta.Buf;
 import io.ext4j.fs.meta.Tx;
 import io.ext4j.fs.meta.UnjournaledStore;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What the fast-commit replay works on: the filesystem's layout, its metadata through a cache
@@ -111,7 +113,39 @@ final class ReplayStore {
     return Bitmaps.test(bits, (int) (block - lay.groupFirstBlock(g)));
   }
 
-  /** The first free block at or after {@code goal} (wrapping), marked used. */
+  /**
+   * Physical blocks some ADD_RANGE of the replay maps, sorted {start, end} runs: free in the bitmap
+   * until their record is applied, never to be allocated before (the kernel's replay keeps the
+   * same list, from its scan pass). Set once before the replay.
+   */
+  private long[][] reserved = new long[0][];
+
+  /** Keeps {@link #allocate} away from every block the records {@code tags} map. */
+  void reserve(List<FastCommitTag> tags) {
+    List<long[]> runs = new ArrayList<>();
+    for (FastCommitTag t : tags) {
+      if (t.tag() == FastCommitTag.ADD_RANGE) {
+        long[] e = t.extent();
+        runs.add(new long[] {e[1], e[1] + e[2]});
+      }
+    }
+    runs.sort(java.util.Comparator.comparingLong(r -> r[0]));
+    reserved = runs.toArray(long[][]::new);
+  }
+
+  private boolean isReserved(long block) {
+    for (long[] r : reserved) { // few runs: one per logged range
+      if (block >= r[0] && block < r[1]) {
+        return true;
+      }
+      if (r[0] > block) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** The first free block at or after {@code goal} (wrapping) that no record maps, marked used. */
   long allocate(long goal, long ino) throws IOException {
     long n = lay.blocksCount() - lay.firstDataBlock();
     long start = Math.max(lay.firstDataBlock(), Math.min(goal, lay.blocksCount() - 1));
@@ -120,7 +154,7 @@ final class ReplayStore {
       if (b >= lay.blocksCount()) {
         b -= n;
       }
-      if (!groups.overlapsSystemZone(b, 1) && !blockUsed(b)) {
+      if (!groups.overlapsSystemZone(b, 1) && !isReserved(b) && !blockUsed(b)) {
         setBlockBits(b, 1, true);
         return b;
       }
@@ -143,7 +177,11 @@ final class ReplayStore {
     }
   }
 
-  /** Recomputes every group's counts and the superblock's totals from the bitmaps, as e2fsck does after a replay. */
+  /**
+   * Recomputes every group's counts and the superblock's totals from the bitmaps, as e2fsck does
+   * after a replay; as there, no block bitmap stays uninitialized (BLOCK_UNINIT is cleared, the
+   * bitmap written), then writes everything back.
+   */
   void recount() throws IOException {
     long freeBlocks = 0;
     long freeInodes = 0;
@@ -152,6 +190,10 @@ final class ReplayStore {
       Groups.Group g = groups.group(gi);
       g.lock.lock();
       try {
+        if (g.desc().has(GroupDescriptor.BLOCK_UNINIT)) {
+          // e2fsck writes every group's block bitmap after its replay, none left uninitialized
+          groups.blockBitmapForUpdate(tx, g).close();
+        }
         GroupDescriptor d = g.desc();
         byte[] bb = groups.blockBitmapCopy(g);
         int blocks = lay.groupBlockCount(gi);
@@ -168,7 +210,7 @@ final class ReplayStore {
           unused = ipg - (last + 1);
         }
         GroupDescriptor now = d.withCounts(fb, fi, d.usedDirs(), unused)
-            .withBitmapChecksums(d.has(GroupDescriptor.BLOCK_UNINIT) ? d.blockBitmapChecksum() : groups.blockBitmapChecksum(bb),
+            .withBitmapChecksums(groups.blockBitmapChecksum(bb),
                 d.has(GroupDescriptor.INODE_UNINIT) ? d.inodeBitmapChecksum() : groups.inodeBitmapChecksum(ib));
         if (!now.equals(d)) {
           groups.update(tx, g, now);
