@@ -66,6 +66,7 @@ final class Ext4NioFileSystem extends FileSystem {
   private final Ext4FileSystem engine;
   private final PathWalker walker;
   private final FileLocks locks = new FileLocks();
+  private final List<Ext4WatchService> watchers = new java.util.concurrent.CopyOnWriteArrayList<>(); // closed with the file system
   private volatile boolean open = true; // written by close, read by every operation
 
   Ext4NioFileSystem(Ext4FileSystemProvider provider, Path image, Ext4FileSystem engine) {
@@ -115,6 +116,9 @@ final class Ext4NioFileSystem extends FileSystem {
       return;
     }
     open = false;
+    for (Ext4WatchService w : watchers) {
+      w.close();
+    }
     try {
       engine.close();
     } finally {
@@ -191,7 +195,10 @@ final class Ext4NioFileSystem extends FileSystem {
 
   @Override
   public WatchService newWatchService() {
-    throw new UnsupportedOperationException("ext4j's polling WatchService is not written yet");
+    ensureOpen();
+    Ext4WatchService w = new Ext4WatchService(this);
+    watchers.add(w);
+    return w;
   }
 
   // ------------------------------------------------------------------ operations (the provider's)

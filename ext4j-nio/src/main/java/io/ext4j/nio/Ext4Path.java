@@ -256,8 +256,11 @@ final class Ext4Path implements Path {
   }
 
   @Override
-  public WatchKey register(WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers) {
-    throw new UnsupportedOperationException("ext4j's WatchService is not written yet");
+  public WatchKey register(WatchService watcher, WatchEvent.Kind<?>[] events, WatchEvent.Modifier... modifiers) throws IOException {
+    if (!(watcher instanceof Ext4WatchService w) || !w.watches(fs)) {
+      throw new ProviderMismatchException("not a watch service of this ext4 file system: " + watcher);
+    }
+    return w.register(this, events, modifiers);
   }
 
   @Override

@@ -267,6 +267,44 @@ abstract class NioContract {
   }
 
   @Test
+  void aWatchService_seesCreateModifyDelete() throws Exception {
+    Path d = Files.createDirectory(root.resolve("watched"));
+    try (java.nio.file.WatchService w = root.getFileSystem().newWatchService()) {
+      d.register(w, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE, java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY,
+          java.nio.file.StandardWatchEventKinds.ENTRY_DELETE);
+      Files.writeString(d.resolve("f"), "1");
+      awaitEvent(w, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE, "f");
+      Files.writeString(d.resolve("f"), "22", StandardOpenOption.APPEND);
+      awaitEvent(w, java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY, "f");
+      Files.delete(d.resolve("f"));
+      awaitEvent(w, java.nio.file.StandardWatchEventKinds.ENTRY_DELETE, "f");
+    }
+  }
+
+  /** Waits (at most 20 s) for an event of {@code kind} about {@code name}, resetting keys as they come. */
+  private static void awaitEvent(java.nio.file.WatchService w, java.nio.file.WatchEvent.Kind<Path> kind, String name)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    List<String> seen = new ArrayList<>();
+    while (System.nanoTime() < deadline) {
+      java.nio.file.WatchKey key = w.poll(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), java.util.concurrent.TimeUnit.MILLISECONDS);
+      if (key == null) {
+        break;
+      }
+      boolean hit = false;
+      for (java.nio.file.WatchEvent<?> e : key.pollEvents()) {
+        seen.add(e.kind().name() + " " + e.context());
+        hit |= e.kind() == kind && String.valueOf(e.context()).equals(name);
+      }
+      key.reset();
+      if (hit) {
+        return;
+      }
+    }
+    throw new AssertionError("no " + kind.name() + " of " + name + " within 20 s; saw " + seen);
+  }
+
+  @Test
   void paths_behaveAsUnixPaths() {
     Path p = root.getFileSystem().getPath("/a/b/../c/./d");
     assertThat(p.normalize().toString()).isEqualTo("/a/c/d");
