@@ -11,20 +11,21 @@ import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 
 /**
- * The basic, POSIX and owner views of one path: each call resolves the path again (a view is not
- * an open file) and reads or changes the inode through the engine's getattr/setattr.
+ * The basic, POSIX and owner views of one file ({@link InodeRef}: a path resolved again at each
+ * call, or an inode a secure directory stream holds), read and changed through the engine's
+ * getattr/setattr.
  */
 final class Ext4AttributeView implements PosixFileAttributeView {
-  private final Ext4NioFileSystem fs;
-  private final Ext4Path path;
+  private final InodeRef target;
   private final String name;
-  private final LinkOption[] options;
 
   Ext4AttributeView(Ext4NioFileSystem fs, Ext4Path path, String name, LinkOption... options) {
-    this.fs = fs;
-    this.path = path;
+    this(InodeRef.of(fs, path, options), name);
+  }
+
+  Ext4AttributeView(InodeRef target, String name) {
+    this.target = target;
     this.name = name;
-    this.options = options.clone();
   }
 
   @Override
@@ -34,7 +35,7 @@ final class Ext4AttributeView implements PosixFileAttributeView {
 
   @Override
   public Ext4FileAttributes readAttributes() throws IOException {
-    return new Ext4FileAttributes(fs.stat(path, options));
+    return new Ext4FileAttributes(target.stat());
   }
 
   @Override
@@ -47,18 +48,18 @@ final class Ext4AttributeView implements PosixFileAttributeView {
     if (createTime != null) {
       c = c.withCrtime(createTime.toInstant());
     }
-    fs.setattr(path, c, options);
+    target.setattr(c);
   }
 
   @Override
   public void setPermissions(Set<PosixFilePermission> perms) throws IOException {
-    int type = fs.stat(path, options).mode() & 07000; // setuid, setgid and sticky stay
-    fs.setattr(path, SetAttributes.none().withMode(type | Ext4FileAttributes.mode(perms)), options);
+    int type = target.stat().mode() & 07000; // setuid, setgid and sticky stay
+    target.setattr(SetAttributes.none().withMode(type | Ext4FileAttributes.mode(perms)));
   }
 
   @Override
   public void setGroup(GroupPrincipal group) throws IOException {
-    fs.setattr(path, SetAttributes.none().withOwner(null, principal(group).id()), options);
+    target.setattr(SetAttributes.none().withOwner(null, principal(group).id()));
   }
 
   @Override
@@ -68,7 +69,7 @@ final class Ext4AttributeView implements PosixFileAttributeView {
 
   @Override
   public void setOwner(UserPrincipal owner) throws IOException {
-    fs.setattr(path, SetAttributes.none().withOwner(principal(owner).id(), null), options);
+    target.setattr(SetAttributes.none().withOwner(principal(owner).id(), null));
   }
 
   private static Ext4Principal principal(Object p) {

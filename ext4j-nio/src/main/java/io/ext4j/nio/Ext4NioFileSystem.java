@@ -249,7 +249,32 @@ final class Ext4NioFileSystem extends FileSystem {
     return dflt;
   }
 
+  /** Where {@link #open} finds, or makes, the file it opens. */
+  interface Locator {
+    /** The file, or null when there is none. */
+    Attributes find(PathWalker.Follow follow) throws IOException;
+
+    /** Creates it with {@code mode}; returns the inode. */
+    long create(int mode) throws IOException;
+  }
+
   Ext4FileChannel open(Ext4Path p, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
+    return open(p, options, attrs, new Locator() {
+      @Override
+      public Attributes find(PathWalker.Follow follow) throws IOException {
+        return statIfExists(p, follow);
+      }
+
+      @Override
+      public long create(int mode) throws IOException {
+        PathWalker.Parent at = parent(p);
+        return engine.create(at.dir(), at.name(), mode, Caller.ROOT).ino();
+      }
+    });
+  }
+
+  /** Opens the file {@code where} finds, as {@code Files.newByteChannel} opens a path ({@code p} names it in messages). */
+  Ext4FileChannel open(Ext4Path p, Set<? extends OpenOption> options, FileAttribute<?>[] attrs, Locator where) throws IOException {
     ensureOpen();
     boolean read = options.contains(StandardOpenOption.READ);
     boolean append = options.contains(StandardOpenOption.APPEND);
@@ -293,10 +318,9 @@ final class Ext4NioFileSystem extends FileSystem {
     }
     try {
       long ino;
-      Attributes found = createNew ? null : statIfExists(p, f);
+      Attributes found = createNew ? null : where.find(f);
       if (found == null && create) {
-        PathWalker.Parent at = parent(p);
-        ino = engine.create(at.dir(), at.name(), modeOf(attrs, DEFAULT_FILE_MODE), Caller.ROOT).ino();
+        ino = where.create(modeOf(attrs, DEFAULT_FILE_MODE));
       } else if (found == null) {
         throw new NoSuchFileException(p.toString());
       } else {
@@ -500,12 +524,12 @@ final class Ext4NioFileSystem extends FileSystem {
   }
 
   /** The entries of directory {@code dir} as paths under it, read a page at a time. */
-  DirectoryStream<Path> list(Ext4Path dir, DirectoryStream.Filter<? super Path> filter) throws IOException {
-    Attributes a = stat(dir);
+  DirectoryStream<Path> list(Ext4Path dir, DirectoryStream.Filter<? super Path> filter, LinkOption... options) throws IOException {
+    Attributes a = stat(dir, options);
     if (!a.isDirectory()) {
       throw new NotDirectoryException(dir.toString());
     }
-    return new Ext4DirectoryStream(this, dir, a.ino(), filter);
+    return new Ext4SecureDirectoryStream(this, dir, a.ino(), new Ext4DirectoryStream(this, dir, a.ino(), filter));
   }
 
   /** One page of entries of inode {@code ino} from {@code cookie}, "." and ".." left out. */

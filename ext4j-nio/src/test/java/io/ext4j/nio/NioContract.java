@@ -305,6 +305,43 @@ abstract class NioContract {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void aSecureDirectoryStream_worksFromItsDirectory_evenAfterTheDirectoryIsRenamed() throws IOException {
+    Path d = Files.createDirectory(root.resolve("sds"));
+    Files.writeString(d.resolve("a"), "A");
+    var fs = root.getFileSystem();
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(d)) {
+      assertThat(s).isInstanceOf(java.nio.file.SecureDirectoryStream.class);
+      var sds = (java.nio.file.SecureDirectoryStream<Path>) s;
+      Files.move(d, root.resolve("renamed"));
+      try (SeekableByteChannel c = sds.newByteChannel(fs.getPath("a"), java.util.Set.of(StandardOpenOption.READ))) {
+        ByteBuffer b = ByteBuffer.allocate(4);
+        c.read(b);
+        assertThat(new String(b.array(), 0, b.position(), StandardCharsets.UTF_8)).isEqualTo("A");
+      }
+      try (SeekableByteChannel c = sds.newByteChannel(fs.getPath("b"),
+          java.util.Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
+        c.write(ByteBuffer.wrap("B".getBytes(StandardCharsets.UTF_8)));
+      }
+      assertThat(Files.readString(root.resolve("renamed/b"))).isEqualTo("B");
+      var v = sds.getFileAttributeView(fs.getPath("a"), java.nio.file.attribute.BasicFileAttributeView.class);
+      assertThat(v.readAttributes().size()).isEqualTo(1);
+      assertThat(sds.getFileAttributeView(java.nio.file.attribute.PosixFileAttributeView.class).readAttributes().isDirectory()).isTrue();
+      sds.deleteFile(fs.getPath("a"));
+      assertThat(Files.exists(root.resolve("renamed/a"))).isFalse();
+      Files.createDirectory(root.resolve("renamed/sub"));
+      sds.deleteDirectory(fs.getPath("sub"));
+      assertThat(Files.exists(root.resolve("renamed/sub"))).isFalse();
+      assertThatThrownBy(() -> sds.deleteFile(fs.getPath("nope"))).isInstanceOf(NoSuchFileException.class);
+      Path other = Files.createDirectory(root.resolve("other"));
+      try (var target = (java.nio.file.SecureDirectoryStream<Path>) Files.newDirectoryStream(other)) {
+        sds.move(fs.getPath("b"), target, fs.getPath("b2"));
+      }
+      assertThat(Files.readString(other.resolve("b2"))).isEqualTo("B");
+    }
+  }
+
+  @Test
   void paths_behaveAsUnixPaths() {
     Path p = root.getFileSystem().getPath("/a/b/../c/./d");
     assertThat(p.normalize().toString()).isEqualTo("/a/c/d");
