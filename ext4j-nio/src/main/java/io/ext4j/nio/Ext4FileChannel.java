@@ -240,9 +240,41 @@ final class Ext4FileChannel extends FileChannel {
     return done;
   }
 
+  /**
+   * READ_ONLY and PRIVATE maps are a snapshot of the region: it is copied to a temporary file of
+   * the default file system, which the JDK maps (and which is removed at once where the OS allows,
+   * else at exit). That is what the JDK promises of these modes — whether later changes of the
+   * file reach the buffer is unspecified, and a PRIVATE buffer's changes never reach the file. A
+   * READ_WRITE map, whose changes must reach the image, cannot be made so and is refused.
+   */
   @Override
-  public MappedByteBuffer map(MapMode mode, long at, long size) {
-    throw new UnsupportedOperationException("mapping a file of an ext4 image is not written yet (" + path + ")");
+  public MappedByteBuffer map(MapMode mode, long at, long size) throws IOException {
+    ensureOpen();
+    if (mode == MapMode.READ_WRITE) {
+      throw new UnsupportedOperationException("a READ_WRITE map of a file in an ext4 image (" + path
+          + "): its changes could not reach the image; map READ_ONLY or PRIVATE");
+    }
+    checkRead();
+    if (at < 0 || size < 0 || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("map range " + at + "+" + size);
+    }
+    java.nio.file.Path tmp = java.nio.file.Files.createTempFile("ext4j-map", ".bin");
+    try (FileChannel out = FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+      transferTo(at, size, out);
+      if (out.size() < size) {
+        out.write(ByteBuffer.allocate(1), size - 1); // a region past the end reads as zeros
+      }
+    }
+    try (FileChannel in = FileChannel.open(tmp, java.nio.file.StandardOpenOption.READ,
+        mode == MapMode.PRIVATE ? java.nio.file.StandardOpenOption.WRITE : java.nio.file.StandardOpenOption.READ)) {
+      return in.map(mode, 0, size);
+    } finally {
+      try {
+        java.nio.file.Files.delete(tmp);
+      } catch (IOException mappedOnWindows) {
+        tmp.toFile().deleteOnExit();
+      }
+    }
   }
 
   @Override

@@ -5,7 +5,7 @@
  * into the engine's ({@link io.ext4j.fs.Ext4FileSystem}) and its errno-style errors into the JDK's
  * exceptions. No filesystem rule of its own lives here.
  *
- * <p>Not here yet: memory mapping ({@code FileChannel.map} throws UnsupportedOperationException
- * saying so).
+ * <p>Memory maps are snapshots (READ_ONLY, PRIVATE); a READ_WRITE map is refused
+ * (UnsupportedOperationException saying why).
  */
 package io.ext4j.nio;

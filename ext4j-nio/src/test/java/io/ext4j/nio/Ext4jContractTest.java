@@ -72,6 +72,15 @@ class Ext4jContractTest extends NioContract {
     Files.delete(img);
   }
 
+  @org.junit.jupiter.api.Test
+  void aReadWriteMap_isRefusedSayingWhy() throws IOException {
+    Path f = Files.writeString(root.resolve("rw-map"), "abc");
+    try (var c = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 3))
+          .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("READ_ONLY or PRIVATE").hasMessageContaining("rw-map");
+    }
+  }
+
   static int blockSize(Path img) throws IOException {
     byte[] sb = new byte[1024];
     try (var c = java.nio.channels.FileChannel.open(img)) {

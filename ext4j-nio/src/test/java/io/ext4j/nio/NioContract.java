@@ -342,6 +342,27 @@ abstract class NioContract {
   }
 
   @Test
+  void readOnlyAndPrivateMaps_showTheFile_andAPrivateWriteStaysInTheBuffer() throws IOException {
+    Path f = root.resolve("mapped");
+    byte[] data = new byte[10_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i % 251);
+    }
+    Files.write(f, data);
+    try (FileChannel c = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      var ro = c.map(FileChannel.MapMode.READ_ONLY, 4096, 100);
+      assertThat(ro.isReadOnly()).isTrue();
+      for (int i = 0; i < 100; i++) {
+        assertThat(ro.get(i)).isEqualTo(data[4096 + i]);
+      }
+      var cow = c.map(FileChannel.MapMode.PRIVATE, 0, 10);
+      cow.put(0, (byte) 77);
+      assertThat(cow.get(0)).isEqualTo((byte) 77);
+    }
+    assertThat(Files.readAllBytes(f)[0]).as("a PRIVATE map's write does not reach the file").isEqualTo(data[0]);
+  }
+
+  @Test
   void paths_behaveAsUnixPaths() {
     Path p = root.getFileSystem().getPath("/a/b/../c/./d");
     assertThat(p.normalize().toString()).isEqualTo("/a/c/d");
