@@ -73,6 +73,30 @@ class Ext4jContractTest extends NioContract {
   }
 
   @org.junit.jupiter.api.Test
+  void filesMoveBetweenTheHostAndTheImage_throughTheJdksCrossProviderCopy() throws IOException {
+    Path host = Files.createTempFile("ext4j-host", ".bin");
+    try {
+      byte[] data = new byte[70_000];
+      new java.util.Random(7).nextBytes(data);
+      Files.write(host, data);
+      Path in = root.resolve("from-host.bin");
+      Files.copy(host, in);
+      assertThat(Files.readAllBytes(in)).isEqualTo(data);
+      Path back = host.resolveSibling(host.getFileName() + ".back");
+      Files.move(in, back);
+      assertThat(Files.exists(in)).as("moved off the image").isFalse();
+      assertThat(Files.readAllBytes(back)).isEqualTo(data);
+      Files.delete(back);
+      try (var s = Files.newInputStream(host); var os = Files.newOutputStream(root.resolve("streamed"))) {
+        s.transferTo(os);
+      }
+      assertThat(Files.mismatch(host, root.resolve("streamed"))).isEqualTo(-1L);
+    } finally {
+      Files.deleteIfExists(host);
+    }
+  }
+
+  @org.junit.jupiter.api.Test
   void aReadWriteMap_isRefusedSayingWhy() throws IOException {
     Path f = Files.writeString(root.resolve("rw-map"), "abc");
     try (var c = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
