@@ -89,7 +89,7 @@ public final class Ext4Recovery {
     ByteBuffer b = ByteBuffer.allocate(device.blockSize());
     device.read(home, b);
     byte[] a = b.array();
-    if ((a[0] & 0xFF | (a[1] & 0xFF) << 8) != io.ext4j.fs.fastcommit.FastCommitTag.HEAD) {
+    if (io.ext4j.fs.format.LittleEndian.le16(a, 0) != io.ext4j.fs.fastcommit.FastCommitTag.HEAD) {
       return false;
     }
     device.write(home, ByteBuffer.allocate(device.blockSize()));

@@ -55,7 +55,7 @@ final class Ext4FileAttributes implements PosixFileAttributes {
 
   @Override
   public boolean isSymbolicLink() {
-    return a.fileType() == 0xA000;
+    return a.isSymlink();
   }
 
   @Override

@@ -238,7 +238,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     }
     try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
       ByteBuffer b = ByteBuffer.allocate(2).order(ByteOrder.LITTLE_ENDIAN);
-      return c.read(b, 1024 + 0x38) == 2 && Short.toUnsignedInt(b.getShort(0)) == 0xEF53;
+      return c.read(b, io.ext4j.fs.format.Ext4Superblock.OFFSET + 0x38) == 2
+          && Short.toUnsignedInt(b.getShort(0)) == io.ext4j.fs.format.Ext4Superblock.MAGIC;
     }
   }
 
@@ -262,10 +263,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   }
 
   private static Ext4Path path(Path p) {
-    if (!(p instanceof Ext4Path e)) {
-      throw new ProviderMismatchException("not an ext4 path: " + p);
-    }
-    return e;
+    return Ext4Path.check(p);
   }
 
   private static Ext4NioFileSystem fsOf(Path p) {

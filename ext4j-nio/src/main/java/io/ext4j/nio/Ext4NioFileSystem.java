@@ -11,7 +11,6 @@ import io.ext4j.fs.PathWalker;
 import io.ext4j.fs.RenameMode;
 import io.ext4j.fs.SetAttributes;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AccessMode;
@@ -203,7 +202,8 @@ final class Ext4NioFileSystem extends FileSystem {
 
   // ------------------------------------------------------------------ operations (the provider's)
 
-  private static PathWalker.Follow follow(LinkOption... options) {
+  /** FOLLOW unless {@code options} hold NOFOLLOW_LINKS. */
+  static PathWalker.Follow follow(LinkOption... options) {
     for (LinkOption o : options) {
       if (o == LinkOption.NOFOLLOW_LINKS) {
         return PathWalker.Follow.NO_FOLLOW;
@@ -387,7 +387,7 @@ final class Ext4NioFileSystem extends FileSystem {
 
   Ext4Path readSymbolicLink(Ext4Path link) throws IOException {
     Attributes a = stat(link, LinkOption.NOFOLLOW_LINKS);
-    if (a.fileType() != 0xA000) {
+    if (!a.isSymlink()) {
       throw NioErrors.notLink(link);
     }
     try {
@@ -474,29 +474,17 @@ final class Ext4NioFileSystem extends FileSystem {
     int perms = src.mode() & 07777;
     if (src.isDirectory()) {
       createDirectory(to);
-    } else if (src.fileType() == 0xA000) {
+    } else if (src.isSymlink()) {
       createSymbolicLink(to, readSymbolicLink(from));
     } else if (src.isRegularFile()) {
       try (Ext4FileChannel in = open(from, Set.of(StandardOpenOption.READ));
           Ext4FileChannel out = open(to, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
-        ByteBuffer buf = ByteBuffer.allocate(1 << 20);
-        long at = 0;
-        while (true) {
-          buf.clear();
-          int n = in.read(buf, at);
-          if (n <= 0) {
-            break;
-          }
-          buf.flip();
-          while (buf.hasRemaining()) {
-            at += out.write(buf, at);
-          }
-        }
+        in.transferTo(0, Long.MAX_VALUE, out); // to the end of the file
       }
     } else {
       throw new UnsupportedOperationException("copying a special file (" + from + ")");
     }
-    if (attributes && src.fileType() != 0xA000) {
+    if (attributes && !src.isSymlink()) {
       setattr(to, SetAttributes.none().withMode(perms).withTimes(src.atime(), src.mtime()));
     }
   }
@@ -557,7 +545,7 @@ final class Ext4NioFileSystem extends FileSystem {
     while (!todo.isEmpty()) {
       Ext4Path next = out.resolve(getPath(todo.removeFirst()));
       Attributes a = stat(next, LinkOption.NOFOLLOW_LINKS);
-      if (a.fileType() == 0xA000) {
+      if (a.isSymlink()) {
         if (++links > PathWalker.MAX_SYMLINKS) {
           throw new java.nio.file.FileSystemLoopException(p.toString());
         }

@@ -71,7 +71,8 @@ final class Ext4Path implements Path {
     return "/" + String.join("/", nameList());
   }
 
-  private static Ext4Path check(Path other) {
+  /** {@code other} as an ext4 path, or ProviderMismatchException. */
+  static Ext4Path check(Path other) {
     if (!(other instanceof Ext4Path p)) {
       throw new ProviderMismatchException("not an ext4 path: " + (other == null ? "null" : other.getClass().getName()));
     }

@@ -58,10 +58,7 @@ final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
   private record At(long dir, byte[] name, Ext4Path shown) {}
 
   private static Ext4Path path(Path p) {
-    if (!(p instanceof Ext4Path e)) {
-      throw new ProviderMismatchException("not an ext4 path: " + p);
-    }
-    return e;
+    return Ext4Path.check(p);
   }
 
   private At at(Path p) throws IOException {
@@ -99,7 +96,7 @@ final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
       }
       throw NioErrors.translate(e, a.shown(), null);
     }
-    if (found.fileType() == 0xA000 && follow == PathWalker.Follow.FOLLOW) {
+    if (found.isSymlink() && follow == PathWalker.Follow.FOLLOW) {
       Ext4Path target;
       try {
         target = fs.getPath(new String(fs.engine().readlink(found.ino()), StandardCharsets.UTF_8));
@@ -116,7 +113,7 @@ final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
   }
 
   private Attributes lookup(At a, LinkOption... options) throws IOException {
-    Attributes found = lookupIfExists(a, follow(options));
+    Attributes found = lookupIfExists(a, Ext4NioFileSystem.follow(options));
     if (found == null) {
       throw new java.nio.file.NoSuchFileException(a.shown().toString());
     }

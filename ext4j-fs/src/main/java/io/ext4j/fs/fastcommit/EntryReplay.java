@@ -103,6 +103,25 @@ final class EntryReplay {
     }
   }
 
+  /** Adds the entry to directory block {@code pblk} when it has room; false when it has none. */
+  private boolean insertIfRoom(long dir, RawInode d, long pblk, byte[] name, long ino, int type) throws IOException {
+    try (Buf b = tx.read(pblk)) {
+      try {
+        if (!DirBlock.hasRoom(b.array(), lay.blockSize(), lay.dirUsable(), name.length)) {
+          return false;
+        }
+        tx.modify(b);
+        insert(b.array(), name, ino, type);
+      } catch (DirBlock.Malformed e) {
+        throw new Ext4Exception(Errno.EFSCORRUPTED, dir, null, dev.name() + ": directory " + dir + " block " + pblk + ": " + e.getMessage());
+      }
+      sealDirBlock(dir, d, b.array());
+      tx.dirty(b);
+      added++;
+      return true;
+    }
+  }
+
   /** {@link DirBlock#insert}, but the name's padding keeps what was there, as e2fsck's link leaves it. */
   void insert(byte[] block, byte[] name, long ino, int type) throws DirBlock.Malformed {
     byte[] before = block.clone();
@@ -120,24 +139,12 @@ final class EntryReplay {
    * level full at the depth the filesystem allows).
    */
   boolean insertIndexed(long dir, RawInode d, List<long[]> blocks, byte[] name, long ino, int type) throws IOException {
-    int bs = lay.blockSize();
     for (int attempt = 0; attempt < 2 * MAX_INDEX_LEVELS + 2; attempt++) {
       List<int[]> path = htreePath(dir, blocks, name);
       int[] deepest = path.get(path.size() - 1);
       long leaf = indexEntry(blocks, deepest)[1];
-      try (Buf b = tx.read(blocks.get((int) leaf)[1])) {
-        try {
-          if (DirBlock.hasRoom(b.array(), bs, lay.dirUsable(), name.length)) {
-            tx.modify(b);
-            insert(b.array(), name, ino, type);
-            sealDirBlock(dir, d, b.array());
-            tx.dirty(b);
-            added++;
-            return true;
-          }
-        } catch (DirBlock.Malformed e) {
-          throw badIndex(dir, "leaf " + leaf + ": " + e.getMessage());
-        }
+      if (insertIfRoom(dir, d, blocks.get((int) leaf)[1], name, ino, type)) {
+        return true;
       }
       int level = path.size() - 1;
       while (level >= 0 && path.get(level)[3] >= path.get(level)[4]) {
@@ -387,19 +394,7 @@ final class EntryReplay {
       return;
     }
     for (long[] blk : blocks) {
-      try (Buf b = tx.read(blk[1])) {
-        try {
-          if (!DirBlock.hasRoom(b.array(), bs, lay.dirUsable(), name.length)) {
-            continue;
-          }
-          tx.modify(b);
-          insert(b.array(), name, ino, t);
-        } catch (DirBlock.Malformed e) {
-          throw new Ext4Exception(Errno.EFSCORRUPTED, dir, null, dev.name() + ": directory " + dir + " block " + blk[1] + ": " + e.getMessage());
-        }
-        sealDirBlock(dir, d, b.array());
-        tx.dirty(b);
-        added++;
+      if (insertIfRoom(dir, d, blk[1], name, ino, t)) {
         return;
       }
     }

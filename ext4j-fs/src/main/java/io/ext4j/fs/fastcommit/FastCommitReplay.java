@@ -6,6 +6,7 @@ import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4JournalLocator;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.ExtentNode;
+import io.ext4j.fs.format.LittleEndian;
 import io.ext4j.fs.format.RawInode;
 import java.io.IOException;
 
@@ -169,7 +170,7 @@ public final class FastCommitReplay {
     byte[] raw = r.bytes();
     int len = 128;
     if (store.lay.inodeSize() > 128) {
-      int extra = logged.length >= 0x82 ? (logged[0x80] & 0xFF | (logged[0x81] & 0xFF) << 8) : 0;
+      int extra = logged.length >= 0x82 ? LittleEndian.le16(logged, 0x80) : 0;
       if (extra < 4 || extra > store.lay.inodeSize() - 128 || 128 + extra > logged.length) {
         throw new Ext4Exception(Errno.EFSCORRUPTED, ino, null, store.dev.name() + ": fast-commit INODE record of inode " + ino
             + " has i_extra_isize " + extra + " (the inode holds " + (store.lay.inodeSize() - 128) + " extra bytes, the record "
@@ -181,10 +182,10 @@ public final class FastCommitReplay {
     int afterBlock = RawInode.I_BLOCK + RawInode.I_BLOCK_SIZE;
     System.arraycopy(logged, afterBlock, raw, afterBlock, len - afterBlock);
     if (r.hasFlag(RawInode.FL_EXTENTS)) {
-      if ((raw[RawInode.I_BLOCK] & 0xFF | (raw[RawInode.I_BLOCK + 1] & 0xFF) << 8) != ExtentNode.MAGIC) {
+      if (LittleEndian.le16(raw, RawInode.I_BLOCK) != ExtentNode.MAGIC) {
         java.util.Arrays.fill(raw, RawInode.I_BLOCK, RawInode.I_BLOCK + 12, (byte) 0);
-        put16(raw, RawInode.I_BLOCK, ExtentNode.MAGIC);
-        put16(raw, RawInode.I_BLOCK + 4, ExtentNode.ROOT_MAX);
+        LittleEndian.putLe16(raw, RawInode.I_BLOCK, ExtentNode.MAGIC);
+        LittleEndian.putLe16(raw, RawInode.I_BLOCK + 4, ExtentNode.ROOT_MAX);
       }
     } else if (r.hasFlag(RawInode.FL_INLINE_DATA)) {
       System.arraycopy(logged, RawInode.I_BLOCK, raw, RawInode.I_BLOCK, RawInode.I_BLOCK_SIZE);
@@ -196,8 +197,4 @@ public final class FastCommitReplay {
     inodes++;
   }
 
-  private static void put16(byte[] b, int at, int v) {
-    b[at] = (byte) v;
-    b[at + 1] = (byte) (v >>> 8);
-  }
 }

@@ -107,12 +107,6 @@ final class ReplayStore {
     }
   }
 
-  boolean blockUsed(long block) throws IOException {
-    long g = lay.groupOfBlock(block);
-    byte[] bits = groups.blockBitmapCopy(groups.group(g));
-    return Bitmaps.test(bits, (int) (block - lay.groupFirstBlock(g)));
-  }
-
   /**
    * Physical blocks some ADD_RANGE of the replay maps, sorted {start, end} runs: free in the bitmap
    * until their record is applied, never to be allocated before (the kernel's replay keeps the
@@ -149,12 +143,19 @@ final class ReplayStore {
   long allocate(long goal, long ino) throws IOException {
     long n = lay.blocksCount() - lay.firstDataBlock();
     long start = Math.max(lay.firstDataBlock(), Math.min(goal, lay.blocksCount() - 1));
+    long bitsGroup = -1;
+    byte[] bits = null; // the group's bitmap, copied once per group the search enters
     for (long i = 0; i < n; i++) {
       long b = start + i;
       if (b >= lay.blocksCount()) {
         b -= n;
       }
-      if (!groups.overlapsSystemZone(b, 1) && !isReserved(b) && !blockUsed(b)) {
+      long g = lay.groupOfBlock(b);
+      if (g != bitsGroup) {
+        bits = groups.blockBitmapCopy(groups.group(g));
+        bitsGroup = g;
+      }
+      if (!groups.overlapsSystemZone(b, 1) && !isReserved(b) && !Bitmaps.test(bits, (int) (b - lay.groupFirstBlock(g)))) {
         setBlockBits(b, 1, true);
         return b;
       }
