@@ -183,8 +183,10 @@ public final class ExtentTree {
     ExtentNode root = c.root();
     List<long[]> entries; // the new entries of the root's level
     int childDepth;
-    if (root.depth() == 0) {
-      List<Extent> leaf = applyLeaf(root, start, end, replacement, c.removed);
+    if (root.depth() == 0 || root.count() == 0) {
+      // an index root with no entries maps nothing: it changes as an empty leaf would (e2fsck only
+      // remarks that such a tree "could be shorter")
+      List<Extent> leaf = applyLeaf(root.depth() == 0 ? root : ExtentNode.emptyLeaf(), start, end, replacement, c.removed);
       if (leaf.size() <= ExtentNode.ROOT_MAX) {
         c.writeRoot(leafNode(leaf));
         return;

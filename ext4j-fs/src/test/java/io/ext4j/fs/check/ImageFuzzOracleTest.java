@@ -54,7 +54,8 @@ import org.junit.jupiter.api.Test;
  * check) on two worker threads under a watchdog; every 40th mutant is also judged by ext4j's
  * checker and by {@code e2fsck -fn}, which must agree on whether it is clean. 20,000 mutants per run, 400,000 with
  * {@code -Psoak} ({@code -Dext4j.fuzz.mutants=N} for any other count); every defect is printed with its mutant's
- * seed and kept as a regression image under {@code target/fuzz-failures/}. The images kept in the
+ * seed and kept as a regression image under {@code target/fuzz-failures/} ({@code -Dext4j.fuzz.replay=BASE:SEED}
+ * remakes and runs one of them). The images kept in the
  * test resources ({@code fuzz-regressions/}) are replayed first, every run.
  */
 @Tag("oracle")
@@ -86,6 +87,11 @@ class ImageFuzzOracleTest {
     boolean soak = Boolean.getBoolean("ext4j.soak");
     long judgedSeed = soak ? Seeds.derive(seed, "judged") : CORPUS_SEED;
     List<Base> bases = bases(CORPUS_SEED);
+    String replay = System.getProperty("ext4j.fuzz.replay");
+    if (replay != null) {
+      replayOne(bases, replay);
+      return;
+    }
     int total = Integer.getInteger("ext4j.fuzz.mutants", Boolean.getBoolean("ext4j.soak") ? 400_000 : 20_000);
     int workers = 2;
     AtomicInteger next = new AtomicInteger();
@@ -161,6 +167,23 @@ class ImageFuzzOracleTest {
       assertThat(s.judged.get()).as("mutants judged by e2fsck too").isPositive();
       assertThat(s.exits.get(4)).as("most mutants are damaged in a way the checker sees").isPositive();
       assertThat(s.mutants.get() - s.notOpened.get()).as("some mutants still open").isPositive();
+    }
+  }
+
+  /**
+   * {@code -Dext4j.fuzz.replay=BASE:SEED}: remakes the one mutant a run reported (its base's name and
+   * mutant seed, as printed), keeps it under {@code target/fuzz-failures/} and exercises it.
+   */
+  private static void replayOne(List<Base> bases, String replay) throws Exception {
+    int colon = replay.lastIndexOf(':');
+    String name = replay.substring(0, colon);
+    long mutantSeed = Long.parseLong(replay.substring(colon + 1));
+    Base b = bases.stream().filter(x -> x.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no base image named " + name));
+    try {
+      exercise(b, mutantSeed);
+    } catch (Throwable t) {
+      throw new AssertionError(report(b, -1, mutantSeed, t), t);
     }
   }
 
