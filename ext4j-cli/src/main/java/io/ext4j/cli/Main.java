@@ -32,7 +32,7 @@ public final class Main implements Runnable {
   /** Every top-level subcommand: adding one is adding its class here. */
   static final List<Class<?>> SUBCOMMANDS = List.of(
       MkfsCommand.class, FsckCommand.class, InfoCommand.class, LsCommand.class, CatCommand.class, StatCommand.class, MkdirCommand.class, RmCommand.class,
-      MvCommand.class, LnCommand.class, PutCommand.class, GetCommand.class, JournalCommand.class, BenchCommand.class,
+      MvCommand.class, LnCommand.class, PutCommand.class, GetCommand.class, MountCommand.class, JournalCommand.class, BenchCommand.class,
       TrainCommand.class);
 
   @CommandLine.Spec

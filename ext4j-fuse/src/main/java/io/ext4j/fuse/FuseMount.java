@@ -1,0 +1,334 @@
+package io.ext4j.fuse;
+
+import io.ext4j.fs.Ext4FileSystem;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * An ext4 engine mounted through the kernel's FUSE: ext4j speaks the {@code /dev/fuse} protocol
+ * itself (FFM calls to libc for open, read, write and mount; no libfuse), so every operation the
+ * engine has reaches the kernel — hard links, fallocate, SEEK_DATA/SEEK_HOLE, real inode numbers,
+ * renameat2 flags, 1 MiB writes.
+ *
+ * <h2>Lifecycle</h2>
+ * {@link #mount} opens {@code /dev/fuse}, mounts it (mount(2), which needs root or CAP_SYS_ADMIN)
+ * with {@code default_permissions}, and starts the session threads. The session ends when the
+ * kernel says the mount is gone — {@code umount}, {@code fusermount3 -u}, or {@link #unmount} — and
+ * {@link #awaitUnmount} returns. {@link #close} unmounts if still mounted (lazily and aborting
+ * the connection if files on it are open: their later calls fail with ENOTCONN), waits for the
+ * threads and closes every file the kernel left open. The engine belongs to the caller, who closes
+ * it after this (that commits and checkpoints the journal).
+ *
+ * <h2>Threads</h2>
+ * {@link FuseOptions#threads} platform threads each read one request, serve it through
+ * {@link Ext4FuseOps} and write the reply, so that many fsyncs wait in the journal's group commit at
+ * once. Each has its own buffer of max_write plus a page (the kernel refuses a smaller read).
+ *
+ * <h2>Durability</h2>
+ * That of the engine's calls (see {@link Ext4FuseOps}); unmounting does not sync by itself: closing
+ * the engine does.
+ */
+public final class FuseMount implements AutoCloseable {
+  private static final String DEV_FUSE = "/dev/fuse";
+  private static final int MAX_BACKGROUND = 64;
+
+  private final Path mountpoint;
+  private final FuseOptions options;
+  private final Ext4FuseOps ops;
+  private final int fd;
+  private final String connection; // the mount's "major:minor", for /sys/fs/fuse/connections; null if unknown
+  private final Arena arena = Arena.ofShared(); // the threads' buffers; closed by close() once they ended
+  private final List<Thread> threads = new ArrayList<>();
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private final AtomicInteger alive = new AtomicInteger();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final AtomicInteger internalErrors = new AtomicInteger();
+  private volatile boolean initialized; // set by the thread that served INIT
+  private volatile boolean mounted; // true from mount(2) until the kernel or unmount() ends it
+  private boolean closed; // guarded by this
+
+  private FuseMount(Ext4FileSystem fs, Path mountpoint, FuseOptions options, int fd, String connection) {
+    this.mountpoint = mountpoint;
+    this.options = options;
+    this.ops = new Ext4FuseOps(fs, options);
+    this.fd = fd;
+    this.connection = connection;
+  }
+
+  /**
+   * Mounts {@code fs} on {@code mountpoint} (an existing directory). {@code source} is what mount(8)
+   * shows as the device (the image path, unless {@link FuseOptions#fsName} says otherwise).
+   */
+  public static FuseMount mount(Ext4FileSystem fs, String source, Path mountpoint, FuseOptions options)
+      throws IOException {
+    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+      throw new IOException("a FUSE mount needs Linux (this is " + System.getProperty("os.name")
+          + "); use the java.nio provider (ext4j-nio) instead");
+    }
+    Path mp = mountpoint.toAbsolutePath().normalize();
+    if (!Files.isDirectory(mp)) {
+      throw new IOException(mp + ": mount point " + (Files.exists(mp) ? "is not a directory" : "does not exist"));
+    }
+    int fd = Libc.open(DEV_FUSE, Libc.O_RDWR | Libc.O_CLOEXEC);
+    if (fd < 0) {
+      throw new IOException(DEV_FUSE + ": cannot open: " + Libc.describe(-fd)
+          + (-fd == 2 ? " (load the fuse module: modprobe fuse)" : ""));
+    }
+    String data = "fd=" + fd + ",rootmode=40000,user_id=" + Integer.toUnsignedString(Libc.getuid()) + ",group_id="
+        + Integer.toUnsignedString(Libc.getgid()) + ",default_permissions" + (options.allowOther() ? ",allow_other" : "");
+    long flags = Libc.MS_NOSUID | Libc.MS_NODEV | (options.readOnly() || fs.isReadOnly() ? Libc.MS_RDONLY : 0);
+    String src = options.fsName() != null ? options.fsName() : source.replace(',', '_');
+    int r = Libc.mount(src, mp.toString(), "fuse.ext4j", flags, data);
+    if (r < 0) {
+      Libc.close(fd);
+      throw new IOException(mp + ": mount failed: " + Libc.describe(-r)
+          + (-r == 1 ? "; run as root" : ""));
+    }
+    FuseMount m = new FuseMount(fs, mp, options, fd, connectionOf(mp));
+    m.mounted = true;
+    m.start();
+    return m;
+  }
+
+  /** The mount's device number ("major:minor") from /proc/self/mountinfo: the FUSE connection's id. */
+  private static String connectionOf(Path mp) {
+    try {
+      String found = null;
+      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+        String[] f = line.split(" ");
+        if (f.length > 4 && unescape(f[4]).equals(mp.toString())) {
+          found = f[2];
+        }
+      }
+      return found;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static String unescape(String s) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\\' && i + 3 < s.length()) {
+        b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
+        i += 3;
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  private void start() {
+    int n = options.threads();
+    alive.set(n);
+    for (int i = 0; i < n; i++) {
+      MemorySegment buf = arena.allocate(options.maxWrite() + 4096L, 4096);
+      MemorySegment state = Libc.callState(arena);
+      threads.add(Thread.ofPlatform().daemon().name("ext4j-fuse-" + i).start(() -> serve(buf, state)));
+    }
+  }
+
+  private void serve(MemorySegment buf, MemorySegment state) {
+    ByteBuffer bb = buf.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    try {
+      while (true) {
+        long n = Libc.read(fd, buf, state);
+        if (n == -Libc.EINTR || n == -Libc.EAGAIN || n == -Libc.ENOENT) {
+          continue; // a signal, or a request the kernel withdrew before we read it
+        }
+        if (n == -Libc.ENODEV) {
+          break; // unmounted
+        }
+        if (n < 0) {
+          failure.compareAndSet(null, new IOException(DEV_FUSE + ": read failed: " + Libc.describe((int) -n)));
+          break;
+        }
+        FuseRequest req = FuseRequest.decode(bb, (int) n);
+        ByteBuffer out = bb.duplicate().order(ByteOrder.LITTLE_ENDIAN).position(FuseProto.OUT_HEADER);
+        int err = req.opcode == FuseProto.INIT ? init(req, out) : serveOne(req, out);
+        if (err == Ext4FuseOps.NO_REPLY) {
+          continue;
+        }
+        int len = err == 0 ? out.position() : FuseProto.OUT_HEADER;
+        bb.putInt(0, len).putInt(4, -err).putLong(8, req.unique);
+        long w = Libc.write(fd, buf, len, state);
+        if (w < 0 && w != -Libc.ENOENT) { // ENOENT: the request was interrupted and needs no reply
+          if (w == -Libc.ENODEV) {
+            break;
+          }
+          failure.compareAndSet(null, new IOException(DEV_FUSE + ": reply to " + req + " failed: " + Libc.describe((int) -w)));
+          break;
+        }
+        if (req.opcode == FuseProto.DESTROY) {
+          break;
+        }
+      }
+    } catch (Throwable t) {
+      failure.compareAndSet(null, t);
+    } finally {
+      if (alive.decrementAndGet() == 0) {
+        mounted = false;
+        ended.countDown();
+      }
+    }
+  }
+
+  /** One request through the engine; a bug in ext4j (not an engine error) answers EIO and is printed once. */
+  private int serveOne(FuseRequest req, ByteBuffer out) {
+    try {
+      return ops.handle(req, out);
+    } catch (RuntimeException | Error e) {
+      if (internalErrors.getAndIncrement() == 0) {
+        System.err.println("ext4j mount: internal error serving " + req + " (answered EIO): " + e);
+        e.printStackTrace();
+      }
+      return io.ext4j.fs.Errno.EIO.number();
+    }
+  }
+
+  /** FUSE_INIT: agree on the protocol version and what the kernel may send. */
+  private int init(FuseRequest req, ByteBuffer out) {
+    int major = req.u32(0);
+    int minor = req.u32(4);
+    int readahead = req.u32(8);
+    int kernelFlags = req.u32(12);
+    if (major < FuseProto.MAJOR) {
+      failure.compareAndSet(null, new IOException("the kernel speaks FUSE " + major + "." + minor + ", ext4j needs 7.x"));
+      return FuseProto.EPROTO;
+    }
+    if (major > FuseProto.MAJOR) { // the kernel asks again with ours
+      out.putInt(FuseProto.MAJOR);
+      return 0;
+    }
+    int want = FuseProto.ASYNC_READ | FuseProto.BIG_WRITES | FuseProto.DO_READDIRPLUS | FuseProto.READDIRPLUS_AUTO
+        | FuseProto.ASYNC_DIO | FuseProto.PARALLEL_DIROPS | FuseProto.MAX_PAGES | FuseProto.CACHE_SYMLINKS
+        | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
+    FuseReplies.init(out, Math.min(minor, FuseProto.MINOR), readahead, kernelFlags & want, MAX_BACKGROUND,
+        options.maxWrite(), options.maxWrite() / 4096);
+    initialized = true;
+    return 0;
+  }
+
+  /** Whether the kernel has not yet ended the session. */
+  public boolean isMounted() {
+    return mounted;
+  }
+
+  public Path mountpoint() {
+    return mountpoint;
+  }
+
+  /** Blocks until the session ends (the file system was unmounted); rethrows what ended it abnormally. */
+  public void awaitUnmount() throws IOException, InterruptedException {
+    ended.await();
+    rethrow();
+  }
+
+  /** As {@link #awaitUnmount}, for at most {@code timeout}; returns whether the session ended. */
+  public boolean awaitUnmount(long timeout, TimeUnit unit) throws IOException, InterruptedException {
+    boolean done = ended.await(timeout, unit);
+    if (done) {
+      rethrow();
+    }
+    return done;
+  }
+
+  private void rethrow() throws IOException {
+    Throwable t = failure.get();
+    if (t instanceof IOException e) {
+      throw e;
+    } else if (t != null) {
+      throw new IOException("FUSE session failed: " + t, t);
+    }
+  }
+
+  /**
+   * Unmounts: umount(2), or when files on the mount are still open, a lazy unmount that also aborts
+   * the connection (their later calls fail with ENOTCONN) so that the session ends now.
+   */
+  public void unmount() throws IOException {
+    if (!mounted) {
+      return;
+    }
+    int r = Libc.umount2(mountpoint.toString(), 0);
+    if (r == -Libc.EBUSY) {
+      r = Libc.umount2(mountpoint.toString(), Libc.MNT_DETACH);
+      abortConnection();
+    }
+    if (r < 0 && r != -Libc.EINVAL) { // EINVAL: no longer mounted
+      throw new IOException(mountpoint + ": unmount failed: " + Libc.describe(-r));
+    }
+    if (!initialized) {
+      abortConnection(); // a session that never served INIT gets no ENODEV from the unmount alone
+    }
+  }
+
+  private void abortConnection() throws IOException {
+    if (connection == null) {
+      return;
+    }
+    String[] mm = connection.split(":");
+    Path abort = Path.of("/sys/fs/fuse/connections", mm.length == 2 ? mm[1] : connection, "abort");
+    if (Files.exists(abort)) {
+      Files.writeString(abort, "1");
+    }
+  }
+
+  /**
+   * Unmounts if still mounted, waits for the session threads and closes the files the kernel left
+   * open. Idempotent.
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    IOException first = null;
+    try {
+      unmount();
+    } catch (IOException e) {
+      first = e;
+    }
+    try {
+      if (!ended.await(30, TimeUnit.SECONDS)) {
+        abortConnection();
+        ended.await();
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(mountpoint + ": interrupted while the FUSE session ended", e);
+    }
+    try {
+      ops.closeAll();
+    } catch (IOException e) {
+      if (first == null) {
+        first = e;
+      } else {
+        first.addSuppressed(e);
+      }
+    }
+    Libc.close(fd);
+    arena.close();
+    if (first != null) {
+      throw first;
+    }
+    rethrow();
+  }
+}

@@ -1,0 +1,129 @@
+package io.ext4j.fuse;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a FUSE mount behaves: the {@code -o} options of {@code ext4j mount}, validated.
+ *
+ * @param readOnly {@code ro}: the image is opened read-only and mounted MS_RDONLY (default rw)
+ * @param allowOther {@code allow_other}: users other than the mounting one may use the mount (the
+ *     kernel checks permissions from the mode bits either way: ext4j always mounts with
+ *     {@code default_permissions}, as ext4 checks them)
+ * @param writebackCache {@code writeback_cache}: the kernel caches writes and sends them in large
+ *     batches (fsync still writes them back before asking ext4j to sync; default off)
+ * @param directIo {@code direct_io}: every open bypasses the kernel's page cache (default: only
+ *     O_DIRECT opens do)
+ * @param maxWrite {@code max_write=N}: the largest write one request carries, 4 KiB…1 MiB (default 1 MiB)
+ * @param threads {@code threads=N}: requests served at once, 1…256 (default 16)
+ * @param attrTimeoutNs {@code attr_timeout=S}: how long the kernel may cache attributes (default 1 s)
+ * @param entryTimeoutNs {@code entry_timeout=S}: how long it may cache names (default 1 s)
+ * @param fsName {@code fsname=…}: the mount's source as mount(8) shows it (default the image path)
+ */
+public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebackCache, boolean directIo, int maxWrite,
+    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName) {
+
+  public static final int MAX_WRITE_LIMIT = 1 << 20;
+
+  public FuseOptions {
+    if (maxWrite < 4096 || maxWrite > MAX_WRITE_LIMIT || Integer.bitCount(maxWrite) != 1) {
+      throw new IllegalArgumentException("max_write=" + maxWrite + ": must be a power of two from 4096 to " + MAX_WRITE_LIMIT);
+    }
+    if (threads < 1 || threads > 256) {
+      throw new IllegalArgumentException("threads=" + threads + ": must be 1 to 256");
+    }
+    if (attrTimeoutNs < 0 || entryTimeoutNs < 0) {
+      throw new IllegalArgumentException("attr_timeout and entry_timeout must not be negative");
+    }
+    if (fsName != null && (fsName.contains(",") || fsName.isEmpty())) {
+      throw new IllegalArgumentException("fsname=" + fsName + ": must be non-empty and without commas");
+    }
+  }
+
+  public static FuseOptions defaults() {
+    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null);
+  }
+
+  /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
+  public static FuseOptions parse(String list, FuseOptions base) {
+    FuseOptions o = base;
+    for (String item : split(list)) {
+      int eq = item.indexOf('=');
+      String key = eq < 0 ? item : item.substring(0, eq);
+      String value = eq < 0 ? null : item.substring(eq + 1);
+      o = switch (key) {
+        case "ro" -> flag(o, key, value).with(true, o.allowOther, o.writebackCache, o.directIo);
+        case "rw" -> flag(o, key, value).with(false, o.allowOther, o.writebackCache, o.directIo);
+        case "allow_other" -> flag(o, key, value).with(o.readOnly, true, o.writebackCache, o.directIo);
+        case "default_permissions" -> flag(o, key, value); // always on
+        case "writeback_cache" -> flag(o, key, value).with(o.readOnly, o.allowOther, true, o.directIo);
+        case "direct_io" -> flag(o, key, value).with(o.readOnly, o.allowOther, o.writebackCache, true);
+        case "max_write" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, intValue(key, value),
+            o.threads, o.attrTimeoutNs, o.entryTimeoutNs, o.fsName);
+        case "threads" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
+            intValue(key, value), o.attrTimeoutNs, o.entryTimeoutNs, o.fsName);
+        case "attr_timeout" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
+            o.threads, seconds(key, value), o.entryTimeoutNs, o.fsName);
+        case "entry_timeout" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
+            o.threads, o.attrTimeoutNs, seconds(key, value), o.fsName);
+        case "fsname" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite, o.threads,
+            o.attrTimeoutNs, o.entryTimeoutNs, required(key, value));
+        default -> throw new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
+            + "default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
+            + "fsname=NAME)");
+      };
+    }
+    return o;
+  }
+
+  private FuseOptions with(boolean ro, boolean other, boolean wb, boolean direct) {
+    return new FuseOptions(ro, other, wb, direct, maxWrite, threads, attrTimeoutNs, entryTimeoutNs, fsName);
+  }
+
+  private static List<String> split(String list) {
+    List<String> out = new ArrayList<>();
+    if (list == null) {
+      return out;
+    }
+    for (String s : list.split(",")) {
+      if (!s.isBlank()) {
+        out.add(s.strip());
+      }
+    }
+    return out;
+  }
+
+  private static FuseOptions flag(FuseOptions o, String key, String value) {
+    if (value != null) {
+      throw new IllegalArgumentException("mount option " + key + " takes no value");
+    }
+    return o;
+  }
+
+  private static String required(String key, String value) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException("mount option " + key + " needs a value (" + key + "=…)");
+    }
+    return value;
+  }
+
+  private static int intValue(String key, String value) {
+    try {
+      return Integer.parseInt(required(key, value));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("mount option " + key + "=" + value + ": not a number");
+    }
+  }
+
+  private static long seconds(String key, String value) {
+    try {
+      double s = Double.parseDouble(required(key, value));
+      if (!(s >= 0 && s < 1e9)) {
+        throw new IllegalArgumentException("mount option " + key + "=" + value + ": seconds from 0");
+      }
+      return Math.round(s * 1e9);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("mount option " + key + "=" + value + ": not a number of seconds");
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package io.ext4j.fuse;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The few system calls a FUSE session needs, through libc with the FFM API: open, read and write
+ * of {@code /dev/fuse}, mount(2) and umount2(2). Linux only. Each call returns what the system call
+ * does, or {@code -errno} on failure (the errno captured by the downcall itself, so no other call
+ * can overwrite it).
+ */
+final class Libc {
+  private static final Linker LINKER = Linker.nativeLinker();
+  private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+  private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+  private static final MethodHandle OPEN = downcall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+  private static final MethodHandle READ = downcall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+  private static final MethodHandle WRITE = downcall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+  private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+  private static final MethodHandle MOUNT = downcall("mount",
+      FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+  private static final MethodHandle UMOUNT2 = downcall("umount2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+  private static final MethodHandle GETUID = LINKER.downcallHandle(LINKER.defaultLookup().find("getuid").orElseThrow(),
+      FunctionDescriptor.of(JAVA_INT));
+  private static final MethodHandle GETGID = LINKER.downcallHandle(LINKER.defaultLookup().find("getgid").orElseThrow(),
+      FunctionDescriptor.of(JAVA_INT));
+
+  static final int O_RDWR = 2;
+  static final int O_CLOEXEC = 0x80000;
+  static final long MS_RDONLY = 1;
+  static final long MS_NOSUID = 2;
+  static final long MS_NODEV = 4;
+  static final int MNT_DETACH = 2;
+
+  static final int ENOENT = 2;
+  static final int EINTR = 4;
+  static final int EAGAIN = 11;
+  static final int ENODEV = 19;
+  static final int EBUSY = 16;
+  static final int EINVAL = 22;
+
+  private Libc() {}
+
+  private static MethodHandle downcall(String name, FunctionDescriptor fd) {
+    MemorySegment f = LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+    return LINKER.downcallHandle(f, fd, Linker.Option.captureCallState("errno"));
+  }
+
+  private static int errno(MemorySegment state) {
+    return (int) ERRNO.get(state, 0L);
+  }
+
+  static int open(String path, int flags) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      int r = (int) OPEN.invokeExact(st, a.allocateFrom(path), flags, 0);
+      return r < 0 ? -errno(st) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("open(" + path + ")", t);
+    }
+  }
+
+  /** read(2) into {@code buf}; {@code state} is a {@link #callState} segment the caller owns. */
+  static long read(int fd, MemorySegment buf, MemorySegment state) {
+    try {
+      long r = (long) READ.invokeExact(state, fd, buf, buf.byteSize());
+      return r < 0 ? -errno(state) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("read(/dev/fuse)", t);
+    }
+  }
+
+  /** write(2) of {@code len} bytes of {@code buf}. */
+  static long write(int fd, MemorySegment buf, long len, MemorySegment state) {
+    try {
+      long r = (long) WRITE.invokeExact(state, fd, buf, len);
+      return r < 0 ? -errno(state) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("write(/dev/fuse)", t);
+    }
+  }
+
+  static int close(int fd) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      int r = (int) CLOSE.invokeExact(st, fd);
+      return r < 0 ? -errno(st) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("close", t);
+    }
+  }
+
+  static int mount(String source, String target, String type, long flags, String data) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      int r = (int) MOUNT.invokeExact(st, a.allocateFrom(source), a.allocateFrom(target), a.allocateFrom(type), flags,
+          a.allocateFrom(data));
+      return r < 0 ? -errno(st) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("mount(" + target + ")", t);
+    }
+  }
+
+  static int umount2(String target, int flags) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      int r = (int) UMOUNT2.invokeExact(st, a.allocateFrom(target), flags);
+      return r < 0 ? -errno(st) : r;
+    } catch (Throwable t) {
+      throw new IllegalStateException("umount2(" + target + ")", t);
+    }
+  }
+
+  static int getuid() {
+    try {
+      return (int) GETUID.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException("getuid", t);
+    }
+  }
+
+  static int getgid() {
+    try {
+      return (int) GETGID.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException("getgid", t);
+    }
+  }
+
+  /** A segment for the errno a downcall captures; one per thread that calls read or write. */
+  static MemorySegment callState(Arena arena) {
+    return arena.allocate(CALL_STATE);
+  }
+
+  /** strerror-like text for the errnos a mount meets. */
+  static String describe(int errno) {
+    return switch (errno) {
+      case 1 -> "EPERM: operation not permitted (mounting needs root, or CAP_SYS_ADMIN)";
+      case 2 -> "ENOENT: no such file or directory";
+      case 13 -> "EACCES: permission denied";
+      case 16 -> "EBUSY: busy (something is already mounted there, or a file on it is open)";
+      case 19 -> "ENODEV: no such device (the kernel has no FUSE support loaded)";
+      case 20 -> "ENOTDIR: not a directory";
+      case 22 -> "EINVAL: invalid argument";
+      default -> "errno " + errno;
+    };
+  }
+}
