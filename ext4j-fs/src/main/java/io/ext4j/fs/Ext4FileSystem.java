@@ -954,6 +954,10 @@ public final class Ext4FileSystem implements AutoCloseable {
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
       }
+      if ((mode & (OpenFile.FALLOC_COLLAPSE_RANGE | OpenFile.FALLOC_INSERT_RANGE)) != 0) {
+        io.fallocate(i, mode, offset, length); // not retried: a shift stopped part-way must not run twice
+        return null;
+      }
       return retryingEnospc(() -> {
         io.fallocate(i, mode, offset, length);
         return null;

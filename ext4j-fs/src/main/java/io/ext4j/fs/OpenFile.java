@@ -25,6 +25,10 @@ public final class OpenFile implements AutoCloseable {
   public static final int FALLOC_PUNCH_HOLE = 0x02;
   /** fallocate mode bit: the range reads as zeros, its whole blocks unwritten (FALLOC_FL_ZERO_RANGE). */
   public static final int FALLOC_ZERO_RANGE = 0x10;
+  /** fallocate: remove the range, moving what follows down (FALLOC_FL_COLLAPSE_RANGE). */
+  public static final int FALLOC_COLLAPSE_RANGE = 0x08;
+  /** fallocate: insert a hole of the range's length, moving what follows up (FALLOC_FL_INSERT_RANGE). */
+  public static final int FALLOC_INSERT_RANGE = 0x20;
 
   private final Ext4FileSystem fs;
   private final Inode inode;
@@ -85,8 +89,9 @@ public final class OpenFile implements AutoCloseable {
 
   /**
    * fallocate(2) with Linux's mode bits: 0 or {@link #FALLOC_KEEP_SIZE} allocates (unwritten, reading as
-   * zeros), {@code FALLOC_PUNCH_HOLE | FALLOC_KEEP_SIZE} frees, {@link #FALLOC_ZERO_RANGE} zeroes; other
-   * combinations fail with EOPNOTSUPP.
+   * zeros), {@code FALLOC_PUNCH_HOLE | FALLOC_KEEP_SIZE} frees, {@link #FALLOC_ZERO_RANGE} zeroes,
+   * {@link #FALLOC_COLLAPSE_RANGE} and {@link #FALLOC_INSERT_RANGE} (alone, block-aligned) remove or
+   * insert the range, moving the rest of the file; other combinations fail with EOPNOTSUPP.
    */
   public void fallocate(int mode, long offset, long length) throws IOException {
     checkOpen();

@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * renameat2 flags, 1 MiB writes.
  *
  * <h2>Lifecycle</h2>
- * {@link #mount} opens {@code /dev/fuse}, mounts it (mount(2), which needs root or CAP_SYS_ADMIN)
- * with {@code default_permissions}, and starts the session threads. The session ends when the
+ * {@link #mount} opens {@code /dev/fuse} and mounts it with {@code default_permissions} — as root
+ * with mount(2), as any other user through the setuid {@code fusermount3} (which passes the
+ * descriptor back over a socket) — and starts the session threads. The session ends when the
  * kernel says the mount is gone — {@code umount}, {@code fusermount3 -u}, or {@link #unmount} — and
  * {@link #awaitUnmount} returns. {@link #close} unmounts if still mounted (lazily and aborting
  * the connection if files on it are open: their later calls fail with ENOTCONN), waits for the
@@ -41,6 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class FuseMount implements AutoCloseable {
   private static final String DEV_FUSE = "/dev/fuse";
+  private static final String FUSERMOUNT = "fusermount3";
   private static final int MAX_BACKGROUND = 64;
 
   private final Path mountpoint;
@@ -48,6 +50,7 @@ public final class FuseMount implements AutoCloseable {
   private final Ext4FuseOps ops;
   private final int fd;
   private final String connection; // the mount's "major:minor", for /sys/fs/fuse/connections; null if unknown
+  private final boolean userMount; // mounted by fusermount3, so unmounted by it
   private final Arena arena = Arena.ofShared(); // the threads' buffers; closed by close() once they ended
   private final List<Thread> threads = new ArrayList<>();
   private final CountDownLatch ended = new CountDownLatch(1);
@@ -58,7 +61,8 @@ public final class FuseMount implements AutoCloseable {
   private volatile boolean mounted; // true from mount(2) until the kernel or unmount() ends it
   private boolean closed; // guarded by this
 
-  private FuseMount(Ext4FileSystem fs, Path mountpoint, FuseOptions options, int fd, String connection) {
+  private FuseMount(Ext4FileSystem fs, Path mountpoint, FuseOptions options, int fd, String connection, boolean userMount) {
+    this.userMount = userMount;
     this.mountpoint = mountpoint;
     this.options = options;
     this.ops = new Ext4FuseOps(fs, options);
@@ -80,25 +84,73 @@ public final class FuseMount implements AutoCloseable {
     if (!Files.isDirectory(mp)) {
       throw new IOException(mp + ": mount point " + (Files.exists(mp) ? "is not a directory" : "does not exist"));
     }
+    boolean ro = options.readOnly() || fs.isReadOnly();
+    String src = options.fsName() != null ? options.fsName() : source.replace(',', '_');
+    boolean root = Libc.getuid() == 0;
+    int fd = root ? mountAsRoot(mp, src, ro, options) : mountThroughFusermount(mp, src, ro, options);
+    FuseMount m = new FuseMount(fs, mp, options, fd, connectionOf(mp), !root);
+    m.mounted = true;
+    m.start();
+    return m;
+  }
+
+  /** open(/dev/fuse) and mount(2) with its descriptor; returns the descriptor. */
+  private static int mountAsRoot(Path mp, String src, boolean ro, FuseOptions options) throws IOException {
     int fd = Libc.open(DEV_FUSE, Libc.O_RDWR | Libc.O_CLOEXEC);
     if (fd < 0) {
       throw new IOException(DEV_FUSE + ": cannot open: " + Libc.describe(-fd)
           + (-fd == 2 ? " (load the fuse module: modprobe fuse)" : ""));
     }
-    String data = "fd=" + fd + ",rootmode=40000,user_id=" + Integer.toUnsignedString(Libc.getuid()) + ",group_id="
-        + Integer.toUnsignedString(Libc.getgid()) + ",default_permissions" + (options.allowOther() ? ",allow_other" : "");
-    long flags = Libc.MS_NOSUID | Libc.MS_NODEV | (options.readOnly() || fs.isReadOnly() ? Libc.MS_RDONLY : 0);
-    String src = options.fsName() != null ? options.fsName() : source.replace(',', '_');
+    String data = "fd=" + fd + ",rootmode=40000,user_id=0,group_id=" + Integer.toUnsignedString(Libc.getgid())
+        + ",default_permissions" + (options.allowOther() ? ",allow_other" : "");
+    long flags = Libc.MS_NOSUID | Libc.MS_NODEV | (ro ? Libc.MS_RDONLY : 0);
     int r = Libc.mount(src, mp.toString(), "fuse.ext4j", flags, data);
     if (r < 0) {
       Libc.close(fd);
-      throw new IOException(mp + ": mount failed: " + Libc.describe(-r)
-          + (-r == 1 ? "; run as root" : ""));
+      throw new IOException(mp + ": mount failed: " + Libc.describe(-r));
     }
-    FuseMount m = new FuseMount(fs, mp, options, fd, connectionOf(mp));
-    m.mounted = true;
-    m.start();
-    return m;
+    return fd;
+  }
+
+  /**
+   * A user's mount: the setuid {@code fusermount3} mounts and hands back the {@code /dev/fuse}
+   * descriptor over a socket (its {@code _FUSE_COMMFD} protocol); fusermount3 prints its own
+   * errors on stderr.
+   */
+  private static int mountThroughFusermount(Path mp, String src, boolean ro, FuseOptions options) throws IOException {
+    int[] sv = Libc.socketpair();
+    if (sv.length == 1) {
+      throw new IOException("socketpair for fusermount3 failed: " + Libc.describe(-sv[0]));
+    }
+    try {
+      String opts = "default_permissions,fsname=" + src + ",subtype=ext4j" + (options.allowOther() ? ",allow_other" : "")
+          + (ro ? ",ro" : "");
+      List<String> env = new ArrayList<>();
+      System.getenv().forEach((k, v) -> {
+        if (!k.equals("_FUSE_COMMFD")) {
+          env.add(k + "=" + v);
+        }
+      });
+      env.add("_FUSE_COMMFD=3");
+      int pid = Libc.spawn(new String[] {FUSERMOUNT, "-o", opts, "--", mp.toString()}, env.toArray(String[]::new), sv[1], 3);
+      if (pid < 0) {
+        throw new IOException(mp + ": cannot run " + FUSERMOUNT + " (a user's FUSE mount needs it; package fuse3): "
+            + Libc.describe(-pid));
+      }
+      Libc.close(sv[1]);
+      sv[1] = -1;
+      int fd = Libc.receiveFd(sv[0]);
+      int status = Libc.waitpid(pid);
+      if (fd <= 0) {
+        throw new IOException(mp + ": " + FUSERMOUNT + " did not mount (exit " + status + "; its message is above)");
+      }
+      return fd;
+    } finally {
+      Libc.close(sv[0]);
+      if (sv[1] >= 0) {
+        Libc.close(sv[1]);
+      }
+    }
   }
 
   /** The mount's device number ("major:minor") from /proc/self/mountinfo: the FUSE connection's id. */
@@ -263,16 +315,40 @@ public final class FuseMount implements AutoCloseable {
     if (!mounted) {
       return;
     }
-    int r = Libc.umount2(mountpoint.toString(), 0);
-    if (r == -Libc.EBUSY) {
-      r = Libc.umount2(mountpoint.toString(), Libc.MNT_DETACH);
-      abortConnection();
-    }
-    if (r < 0 && r != -Libc.EINVAL) { // EINVAL: no longer mounted
-      throw new IOException(mountpoint + ": unmount failed: " + Libc.describe(-r));
+    if (userMount) {
+      fusermountUnmount();
+    } else {
+      int r = Libc.umount2(mountpoint.toString(), 0);
+      if (r == -Libc.EBUSY) {
+        r = Libc.umount2(mountpoint.toString(), Libc.MNT_DETACH);
+        abortConnection();
+      }
+      if (r < 0 && r != -Libc.EINVAL) { // EINVAL: no longer mounted
+        throw new IOException(mountpoint + ": unmount failed: " + Libc.describe(-r));
+      }
     }
     if (!initialized) {
       abortConnection(); // a session that never served INIT gets no ENODEV from the unmount alone
+    }
+  }
+
+  /** {@code fusermount3 -u}, lazily ({@code -z}) if busy: the session ends when the last file on it closes. */
+  private void fusermountUnmount() throws IOException {
+    for (String[] cmd : List.of(new String[] {FUSERMOUNT, "-u", "-q", mountpoint.toString()},
+        new String[] {FUSERMOUNT, "-u", "-q", "-z", mountpoint.toString()})) {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+      try {
+        if (p.waitFor() == 0 || !mounted) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException(mountpoint + ": interrupted while unmounting", e);
+      }
+      if (cmd.length == 5) {
+        throw new IOException(mountpoint + ": " + FUSERMOUNT + " -u failed: " + out);
+      }
     }
   }
 

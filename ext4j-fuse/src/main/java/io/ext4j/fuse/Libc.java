@@ -36,6 +36,18 @@ final class Libc {
   private static final MethodHandle GETGID = LINKER.downcallHandle(LINKER.defaultLookup().find("getgid").orElseThrow(),
       FunctionDescriptor.of(JAVA_INT));
 
+  private static final MethodHandle SOCKETPAIR = downcall("socketpair",
+      FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+  private static final MethodHandle RECVMSG = downcall("recvmsg", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+  private static final MethodHandle FA_INIT = downcall("posix_spawn_file_actions_init", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+  private static final MethodHandle FA_DUP2 = downcall("posix_spawn_file_actions_adddup2",
+      FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+  private static final MethodHandle FA_DESTROY = downcall("posix_spawn_file_actions_destroy",
+      FunctionDescriptor.of(JAVA_INT, ADDRESS));
+  private static final MethodHandle SPAWNP = downcall("posix_spawnp",
+      FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+  private static final MethodHandle WAITPID = downcall("waitpid", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+
   static final int O_RDWR = 2;
   static final int O_CLOEXEC = 0x80000;
   static final long MS_RDONLY = 1;
@@ -135,6 +147,110 @@ final class Libc {
       return (int) GETGID.invokeExact();
     } catch (Throwable t) {
       throw new IllegalStateException("getgid", t);
+    }
+  }
+
+  /** socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC): the two descriptors, or {-errno}. */
+  static int[] socketpair() {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      MemorySegment sv = a.allocate(JAVA_INT, 2);
+      int r = (int) SOCKETPAIR.invokeExact(st, 1, 1 | 0x80000, 0, sv);
+      return r < 0 ? new int[] {-errno(st)} : new int[] {sv.getAtIndex(JAVA_INT, 0), sv.getAtIndex(JAVA_INT, 1)};
+    } catch (Throwable t) {
+      throw new IllegalStateException("socketpair", t);
+    }
+  }
+
+  /**
+   * posix_spawnp of {@code argv} with {@code env}, descriptor {@code fd} given to the child as
+   * {@code childFd} (dup2 clears close-on-exec there); returns the pid, or -errno.
+   */
+  static int spawn(String[] argv, String[] env, int fd, int childFd) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      MemorySegment fa = a.allocate(256, 8); // posix_spawn_file_actions_t is 80 bytes in glibc
+      int r = (int) FA_INIT.invokeExact(st, fa);
+      if (r != 0) {
+        return -r;
+      }
+      try {
+        r = (int) FA_DUP2.invokeExact(st, fa, fd, childFd);
+        if (r != 0) {
+          return -r;
+        }
+        MemorySegment pid = a.allocate(JAVA_INT);
+        r = (int) SPAWNP.invokeExact(st, pid, a.allocateFrom(argv[0]), fa, MemorySegment.NULL, strings(a, argv), strings(a, env));
+        return r != 0 ? -r : pid.get(JAVA_INT, 0);
+      } finally {
+        int ignored = (int) FA_DESTROY.invokeExact(st, fa);
+      }
+    } catch (Throwable t) {
+      throw new IllegalStateException("posix_spawnp(" + argv[0] + ")", t);
+    }
+  }
+
+  private static MemorySegment strings(Arena a, String[] s) {
+    MemorySegment v = a.allocate(ADDRESS, s.length + 1L);
+    for (int i = 0; i < s.length; i++) {
+      v.setAtIndex(ADDRESS, i, a.allocateFrom(s[i]));
+    }
+    v.setAtIndex(ADDRESS, s.length, MemorySegment.NULL);
+    return v;
+  }
+
+  /** waitpid: the child's exit status (0-255), 128+signal if a signal ended it, or -errno. */
+  static int waitpid(int pid) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      MemorySegment status = a.allocate(JAVA_INT);
+      int r;
+      do {
+        r = (int) WAITPID.invokeExact(st, pid, status, 0);
+      } while (r < 0 && errno(st) == EINTR);
+      if (r < 0) {
+        return -errno(st);
+      }
+      int w = status.get(JAVA_INT, 0);
+      return (w & 0x7F) == 0 ? (w >> 8) & 0xFF : 128 + (w & 0x7F);
+    } catch (Throwable t) {
+      throw new IllegalStateException("waitpid", t);
+    }
+  }
+
+  /**
+   * recvmsg of one byte carrying one descriptor (SCM_RIGHTS): the descriptor, 0 if the peer closed
+   * without sending one, or -errno. msghdr and cmsghdr as on every 64-bit Linux.
+   */
+  static int receiveFd(int sock) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      MemorySegment data = a.allocate(8);
+      MemorySegment iov = a.allocate(16, 8);
+      iov.set(ADDRESS, 0, data);
+      iov.set(JAVA_LONG, 8, 1);
+      MemorySegment control = a.allocate(64, 8);
+      MemorySegment msg = a.allocate(56, 8); // name, namelen(+pad), iov, iovlen, control, controllen, flags(+pad)
+      msg.set(ADDRESS, 16, iov);
+      msg.set(JAVA_LONG, 24, 1);
+      msg.set(ADDRESS, 32, control);
+      msg.set(JAVA_LONG, 40, control.byteSize());
+      long r;
+      do {
+        r = (long) RECVMSG.invokeExact(st, sock, msg, 0x40000000); // MSG_CMSG_CLOEXEC
+      } while (r < 0 && errno(st) == EINTR);
+      if (r < 0) {
+        return -errno(st);
+      }
+      long controlLen = msg.get(JAVA_LONG, 40);
+      if (r == 0 || controlLen < 20) {
+        return 0;
+      }
+      int level = control.get(JAVA_INT, 8);
+      int type = control.get(JAVA_INT, 12);
+      return level == 1 && type == 1 ? control.get(JAVA_INT, 16) : 0; // SOL_SOCKET, SCM_RIGHTS
+    } catch (Throwable t) {
+      throw new IllegalStateException("recvmsg", t);
     }
   }
 

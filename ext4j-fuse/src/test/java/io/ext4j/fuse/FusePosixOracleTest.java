@@ -37,7 +37,7 @@ class FusePosixOracleTest {
   Path tmp;
 
   @Test
-  void posixEdgeCases_behaveAsOnTheKernelsExt4() throws Exception {
+  void posixEdgeCases_behaveAsOnTheKernelsExt4() throws Throwable {
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x")); // other users reach the mounts
     Path kimg = tmp.resolve("kernel.img");
     Path eimg = tmp.resolve("ext4j.img");
@@ -67,7 +67,7 @@ class FusePosixOracleTest {
   }
 
   /** Runs every case under {@code root}; one line per step. */
-  private static List<String> scenario(Path root) throws Exception {
+  private static List<String> scenario(Path root) throws Throwable {
     List<String> t = new ArrayList<>();
     Path f = root.resolve("f");
     Files.writeString(f, "hello");
@@ -153,6 +153,35 @@ class FusePosixOracleTest {
     t.add("symlink: " + Files.readSymbolicLink(root.resolve("s")) + " " + stat(root.resolve("s")));
     t.add("name too long: " + attempt(() -> Files.createFile(root.resolve("n".repeat(256)))));
     t.add("file as directory: " + attempt(() -> Files.createFile(b.resolve("x"))));
+
+    Path r1 = root.resolve("r1");
+    Path r2 = root.resolve("r2");
+    Files.writeString(r1, "one");
+    Files.writeString(r2, "two");
+    t.add("RENAME_NOREPLACE onto an existing name: " + Syscalls.renameat2(r1, r2, Syscalls.RENAME_NOREPLACE));
+    t.add("RENAME_NOREPLACE onto a new name: " + Syscalls.renameat2(r1, root.resolve("r3"), Syscalls.RENAME_NOREPLACE)
+        + " " + Files.readString(root.resolve("r3")));
+    t.add("RENAME_EXCHANGE of a file and a directory: " + Syscalls.renameat2(r2, d, Syscalls.RENAME_EXCHANGE) + " "
+        + Files.isDirectory(r2) + " " + Files.readString(d) + " d links " + nlink(r2));
+    t.add("RENAME_EXCHANGE with a missing name: " + Syscalls.renameat2(r2, root.resolve("nothing"), Syscalls.RENAME_EXCHANGE));
+    t.add("RENAME_NOREPLACE|RENAME_EXCHANGE: " + Syscalls.renameat2(r2, d, 3));
+
+    Path sp = root.resolve("sparse");
+    try (FileChannel c = FileChannel.open(sp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap("head".getBytes(StandardCharsets.UTF_8)), 0);
+      c.write(ByteBuffer.wrap("tail".getBytes(StandardCharsets.UTF_8)), 3 << 20);
+    }
+    t.add("SEEK_HOLE/SEEK_DATA of a sparse file: " + Syscalls.lseek(sp, 0, Syscalls.SEEK_HOLE) + " "
+        + Syscalls.lseek(sp, 4096, Syscalls.SEEK_DATA) + " " + Syscalls.lseek(sp, (3 << 20) + 4, Syscalls.SEEK_HOLE) + " "
+        + Syscalls.lseek(sp, 4L << 20, Syscalls.SEEK_DATA) + " " + Syscalls.lseek(sp, 4L << 20, Syscalls.SEEK_HOLE));
+    t.add("fallocate: " + run(root, "0", "fallocate -l 1M fa && stat -c '%s %b' fa && fallocate -n -o 1M -l 1M fa"
+        + " && stat -c '%s %b' fa && fallocate -p -o 4096 -l 8192 fa && stat -c '%s %b' fa && echo data > fz"
+        + " && fallocate -z -o 0 -l 4096 fz && od -c fz | head -1 && stat -c '%s %b' fz"
+        + " && fallocate -x -l 4096 fz"));
+    // (collapse and insert range never reach a FUSE file system: the kernel's FUSE refuses every
+    // mode but keep-size, punch-hole and zero-range itself; the engine's are checked by FsxModelTest)
+    t.add("SEEK_DATA of an unwritten extent: " + Syscalls.lseek(root.resolve("fa"), 0, Syscalls.SEEK_DATA));
+    t.add("cp within the mount (copy_file_range): " + run(root, "0", "cp sparse sparse2 && cmp sparse sparse2 && stat -c %s sparse2"));
 
     // as other users: the kernel's permission checks (default_permissions on the ext4j mount)
     Path shared = Files.createDirectory(root.resolve("shared"));

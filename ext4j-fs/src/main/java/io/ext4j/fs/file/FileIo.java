@@ -947,18 +947,32 @@ public final class FileIo {
   public static final int KEEP_SIZE = io.ext4j.fs.OpenFile.FALLOC_KEEP_SIZE;
   public static final int PUNCH_HOLE = io.ext4j.fs.OpenFile.FALLOC_PUNCH_HOLE;
   public static final int ZERO_RANGE = io.ext4j.fs.OpenFile.FALLOC_ZERO_RANGE;
+  public static final int COLLAPSE_RANGE = io.ext4j.fs.OpenFile.FALLOC_COLLAPSE_RANGE;
+  public static final int INSERT_RANGE = io.ext4j.fs.OpenFile.FALLOC_INSERT_RANGE;
+  /** Extents moved per Tx by a collapse or an insert. */
+  private static final int SHIFT_BATCH = 32;
 
   /**
    * fallocate(2): 0 or KEEP_SIZE allocates unwritten extents over the holes of the range (growing the
    * size unless KEEP_SIZE); PUNCH_HOLE|KEEP_SIZE frees the whole blocks of the range and zeroes its
    * partial edges; ZERO_RANGE makes the range read as zeros, its whole blocks unwritten.
    *
-   * @throws Ext4Exception EOPNOTSUPP for other modes (collapse, insert) and for block-mapped files
+   * COLLAPSE_RANGE and INSERT_RANGE (alone, block-aligned) remove or insert the range and move the
+   * blocks after it, as {@link #shift} says.
+   *
+   * @throws Ext4Exception EOPNOTSUPP for other modes and for block-mapped files
    */
   public void fallocate(Inode inode, int mode, long offset, long length) throws IOException {
     fs.checkWritable();
     if (offset < 0 || length <= 0) {
       throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "fallocate of " + length + " bytes at " + offset);
+    }
+    if ((mode & (COLLAPSE_RANGE | INSERT_RANGE)) != 0) {
+      if (mode != COLLAPSE_RANGE && mode != INSERT_RANGE) {
+        throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "collapse and insert range take no other mode bits");
+      }
+      shift(inode, mode == INSERT_RANGE, offset, length);
+      return;
     }
     if ((mode & ~(KEEP_SIZE | PUNCH_HOLE | ZERO_RANGE)) != 0 || ((mode & PUNCH_HOLE) != 0 && (mode & (KEEP_SIZE | ZERO_RANGE)) != KEEP_SIZE)) {
       throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "fallocate mode 0x" + Integer.toHexString(mode) + " is not supported");
@@ -994,6 +1008,91 @@ public final class FileIo {
       }
     } finally {
       inode.rw.writeLock().unlock();
+    }
+  }
+
+  /**
+   * FALLOC_FL_COLLAPSE_RANGE ({@code insert} false): the blocks of [offset, offset + length) are
+   * freed, every later block moves down by the range and the size shrinks by it; the range must end
+   * before the end of file. FALLOC_FL_INSERT_RANGE: every block from offset on moves up by the
+   * range, leaving a hole there, and the size grows by it; offset must be inside the file. Both need
+   * block-aligned offset and length (EINVAL otherwise). The extents move {@value #SHIFT_BATCH} per
+   * Tx — lowest first for a collapse, highest first for an insert, so that each batch lands on
+   * blocks the ones before it have left — and the size changes in the last Tx; a crash in between
+   * leaves a valid file with part of its blocks moved, as the kernel's shift can.
+   */
+  private void shift(Inode inode, boolean insert, long offset, long length) throws IOException {
+    inode.rw.writeLock().lock();
+    try {
+      if (!inode.usesExtents()) {
+        throw new Ext4Exception(Errno.EOPNOTSUPP, inode.ino, null, "collapse and insert range need an extent-mapped file");
+      }
+      if (offset % bs != 0 || length % bs != 0) {
+        throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "collapse and insert range need block-aligned offset and length");
+      }
+      long size = inode.size();
+      if (insert ? offset >= size : offset + length >= size) {
+        throw new Ext4Exception(Errno.EINVAL, inode.ino, null, (insert ? "insert" : "collapse") + " range at " + offset + " of "
+            + length + " bytes does not fit a file of " + size + " bytes");
+      }
+      long n = length / bs;
+      long from = offset / bs;
+      if (insert && (size + length > fs.lay.maxFileSize() || lastMapped(inode) + n > 1L << 32)) {
+        throw new Ext4Exception(Errno.EFBIG, inode.ino, null, "insert range would grow the file past the largest file size");
+      }
+      if (!insert) {
+        removeBlocks(inode, from, from + n);
+      }
+      List<Extent> moving;
+      inode.map.readLock().lock();
+      try {
+        moving = new ArrayList<>(fs.extents.extents(inode, insert ? from : from + n, Long.MAX_VALUE));
+      } finally {
+        inode.map.readLock().unlock();
+      }
+      if (!moving.isEmpty() && moving.getFirst().lblk() < from) { // an extent across the offset: only its tail moves
+        Extent e = moving.getFirst();
+        long cut = from - e.lblk();
+        moving.set(0, new Extent(from, e.pblk() + cut, (int) (e.len() - cut), e.unwritten()));
+      }
+      long delta = insert ? n : -n;
+      for (int done = 0; done < moving.size(); done += SHIFT_BATCH) {
+        int count = Math.min(SHIFT_BATCH, moving.size() - done);
+        List<Extent> batch = insert ? moving.subList(moving.size() - done - count, moving.size() - done)
+            : moving.subList(done, done + count);
+        List<Extent> moved = new ArrayList<>(batch.size());
+        for (Extent e : batch) {
+          moved.add(new Extent(e.lblk() + delta, e.pblk(), e.len(), e.unwritten()));
+        }
+        long lo = Math.min(batch.getFirst().lblk(), moved.getFirst().lblk());
+        long hi = Math.max(batch.getLast().end(), moved.getLast().end());
+        try (Tx tx = fs.meta.begin(fs.extents.credits(inode, batch.size() + 1) + 8, 0)) {
+          inode.map.writeLock().lock();
+          try {
+            fs.extents.replace(tx, inode, lo, hi, moved); // what it removes is what moved: no block is freed
+          } finally {
+            inode.map.writeLock().unlock();
+          }
+          fs.writeInode(tx, inode, true);
+        }
+      }
+      try (Tx tx = fs.meta.begin(4, 0)) {
+        setSizeAndTimes(inode, size + (insert ? length : -length));
+        fs.writeInode(tx, inode, true);
+      }
+    } finally {
+      inode.rw.writeLock().unlock();
+    }
+  }
+
+  /** The end of the last mapped logical block (0 for none). Caller holds rw. */
+  private long lastMapped(Inode inode) throws IOException {
+    inode.map.readLock().lock();
+    try {
+      List<Extent> all = fs.extents.extents(inode, 0, Long.MAX_VALUE);
+      return all.isEmpty() ? 0 : all.getLast().end();
+    } finally {
+      inode.map.readLock().unlock();
     }
   }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * fsx in the engine: a long random sequence of reads, buffered and direct writes, truncates and
- * fallocates (allocate, keep-size past the end, punch hole, zero range) on a few files of an
+ * fallocates (allocate, keep-size past the end, punch hole, zero range, collapse and insert range) on a few files of an
  * in-memory image, each read checked byte for byte against a model (an array per file), with
  * fsync, fdatasync and a close-and-reopen of the whole filesystem now and then (after which every
  * file is read back whole). The configurations together run {@code -Dext4j.fsx.ops} operations
@@ -48,7 +48,7 @@ class FsxModelTest {
   static final int MAX_IO = 48 << 10;
   static final int REOPEN_EVERY = 25_000;
 
-  enum Op { READ, WRITE, DIRECT_WRITE, DIRECT_READ, TRUNCATE, FALLOCATE, PUNCH, ZERO, FSYNC, REOPEN }
+  enum Op { READ, WRITE, DIRECT_WRITE, DIRECT_READ, TRUNCATE, FALLOCATE, PUNCH, ZERO, COLLAPSE, INSERT, FSYNC, REOPEN }
 
   /**
    * One concrete operation: on file {@code file}, at {@code pos} for {@code len} bytes; {@code mode}
@@ -59,7 +59,7 @@ class FsxModelTest {
     @Override
     public String toString() {
       return "#" + no + " f" + file + " " + op + " [" + pos + ", " + (pos + len) + ") len " + len
-          + (op == Op.FALLOCATE || op == Op.PUNCH || op == Op.ZERO ? " mode 0x" + Integer.toHexString(mode) : "")
+          + (op == Op.FALLOCATE || op == Op.PUNCH || op == Op.ZERO || op == Op.COLLAPSE || op == Op.INSERT ? " mode 0x" + Integer.toHexString(mode) : "")
           + (flag ? " flag" : "") + (flag2 ? " flag2" : "");
     }
   }
@@ -137,7 +137,19 @@ class FsxModelTest {
       } else if (r < 92) {
         return new Action(no, file, Op.PUNCH, pos, len, OpenFile.FALLOC_PUNCH_HOLE | OpenFile.FALLOC_KEEP_SIZE, false, false);
       }
-      return new Action(no, file, Op.ZERO, pos, len, OpenFile.FALLOC_ZERO_RANGE | (rnd.nextBoolean() ? OpenFile.FALLOC_KEEP_SIZE : 0), false, false);
+      if (r < 95) {
+        return new Action(no, file, Op.ZERO, pos, len, OpenFile.FALLOC_ZERO_RANGE | (rnd.nextBoolean() ? OpenFile.FALLOC_KEEP_SIZE : 0), false, false);
+      }
+      // collapse or insert: block-aligned, inside the file (the shift moves every later extent)
+      long blocks = size / bs;
+      long at = blocks > 1 ? bs * (long) rnd.nextInt((int) blocks - 1) : -1;
+      long n = bs * (1L + rnd.nextInt(Math.max(1, 4 * MAX_IO / bs)));
+      if (r == 95 && at >= 0 && at + n < size) {
+        return new Action(no, file, Op.COLLAPSE, at, n, OpenFile.FALLOC_COLLAPSE_RANGE, false, false);
+      }
+      if (r == 96 && at >= 0 && size + n <= MAX_SIZE) {
+        return new Action(no, file, Op.INSERT, at, n, OpenFile.FALLOC_INSERT_RANGE, false, false);
+      }
     }
     return new Action(no, file, Op.FSYNC, 0, 0, 0, rnd.nextBoolean(), rnd.nextBoolean());
   }
@@ -218,6 +230,20 @@ class FsxModelTest {
           if (a.op != Op.FALLOCATE) {
             Arrays.fill(out, (int) Math.min(a.pos, out.length), (int) Math.min(end, out.length), (byte) 0);
           }
+          model[k] = out;
+        }
+        case COLLAPSE -> {
+          f.fallocate(a.mode, a.pos, a.len);
+          byte[] out = new byte[m.length - (int) a.len];
+          System.arraycopy(m, 0, out, 0, (int) a.pos);
+          System.arraycopy(m, (int) (a.pos + a.len), out, (int) a.pos, m.length - (int) (a.pos + a.len));
+          model[k] = out;
+        }
+        case INSERT -> {
+          f.fallocate(a.mode, a.pos, a.len);
+          byte[] out = new byte[m.length + (int) a.len];
+          System.arraycopy(m, 0, out, 0, (int) a.pos);
+          System.arraycopy(m, (int) a.pos, out, (int) (a.pos + a.len), m.length - (int) a.pos);
           model[k] = out;
         }
         case FSYNC -> (a.flag ? direct[k] : f).fsync(a.flag2);
