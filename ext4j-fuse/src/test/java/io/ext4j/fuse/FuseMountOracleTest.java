@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The mount with ordinary tools, as a user meets it: a source tree and a tree of every file kind
  * copied in with {@code cp -a} and compared with {@code diff -r} and by their metadata, then removed
  * with {@code rm -rf}; a tar archive extracted and made again byte for byte; fio with fsync=1 at 1,
- * 4 and 16 jobs and with direct=1, its data verified. Each ends with an unmount and
+ * 4 and 16 jobs and with direct=1, its data verified; the same copy and fio with the writeback cache. Each ends with an unmount and
  * {@code e2fsck -fn} clean ({@link MountedImage#close}).
  */
 @Tag("oracle")
@@ -121,6 +121,19 @@ class FuseMountOracleTest {
       sh("tar -xpf '" + a + "' -C '" + m.dir + "/x' && " + tar + "'" + b + "' -C '" + m.dir + "/x' tree src");
     }
     assertThat(Files.mismatch(a, b)).as("the archive made from the mount differs from the original at byte").isEqualTo(-1L);
+  }
+
+  @Test
+  void withTheWritebackCache_cpA_diffsEqual_andFioVerifies() throws Exception {
+    FuseOptions o = FuseOptions.parse("writeback_cache", FuseOptions.defaults());
+    try (MountedImage m = MountedImage.create(tmp, 512L << 20, o)) {
+      sh("cp -a '" + SOURCES + "' '" + m.dir + "/src' && diff -r '" + SOURCES + "' '" + m.dir + "/src'");
+      assertThat(manifest(m.dir.resolve("src"))).isEqualTo(manifest(SOURCES));
+      fio(m.dir, "wbfsync", "--rw=randwrite", "--bs=4k", "--size=2m", "--fsync=1", "--numjobs=4", "--verify=crc32c",
+          "--verify_fatal=1", "--ioengine=psync");
+      sh("cd '" + m.dir + "' && echo abc > ap && echo def >> ap && test \"$(cat ap)\" = \"$(printf 'abc\\ndef')\"");
+      sh("rm -rf '" + m.dir + "/src'");
+    }
   }
 
   private static E2fsprogs.Result fio(Path dir, String name, String... args) {
