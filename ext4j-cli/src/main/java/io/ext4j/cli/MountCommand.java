@@ -84,6 +84,8 @@ public final class MountCommand implements Callable<Integer> {
       }
     }
     err.println("ext4j: " + m.mountpoint() + " unmounted; " + target.name() + " closed (journal committed and checkpointed)");
+    err.println("ext4j: requests served: " + m.requestCounts().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+        .collect(java.util.stream.Collectors.joining(", ")));
     err.flush();
     return 0;
   }

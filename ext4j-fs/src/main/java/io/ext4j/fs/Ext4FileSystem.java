@@ -1078,6 +1078,19 @@ public final class Ext4FileSystem implements AutoCloseable {
     }));
   }
 
+  /** Whether the inode has extended attribute {@code name} (getxattr without the ENODATA). */
+  public boolean hasXattr(long ino, String name) throws IOException {
+    XattrName n = xattrName(ino, name);
+    return with(ino, i -> {
+      i.rw.readLock().lock();
+      try {
+        return xattrs.get(i, n) != null;
+      } finally {
+        i.rw.readLock().unlock();
+      }
+    });
+  }
+
   /** The names of the inode's extended attributes. */
   public List<String> listxattr(long ino) throws IOException {
     return with(ino, i -> {

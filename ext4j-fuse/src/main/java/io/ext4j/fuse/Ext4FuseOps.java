@@ -41,6 +41,7 @@ final class Ext4FuseOps {
   private static final int GETATTR_FH = 1;
   private static final int XATTR_LIST_MAX = 65536;
   private static final int COPY_CHUNK = 1 << 20;
+  private static final String CAPABILITY = "security.capability";
 
   private final Ext4FileSystem fs;
   private final FuseOptions options;
@@ -121,7 +122,11 @@ final class Ext4FuseOps {
       }
       case FuseProto.READ -> read(r, out);
       case FuseProto.WRITE -> {
-        long n = file(r.u64(0)).write(r.u64(8), r.bytes(40, r.u32(16)));
+        OpenFile f = file(r.u64(0));
+        long n = f.write(r.u64(8), r.bytes(40, r.u32(16)));
+        if (killPrivileges(f.ino(), (r.u32(20) & FuseProto.WRITE_KILL_SUIDGID) != 0 ? r : null)) {
+          r.invalidateAfterReply = r.nodeid; // the kernel keeps the mode it had: make it ask again
+        }
         FuseReplies.sizeOut(out, n);
       }
       case FuseProto.STATFS -> FuseReplies.statfs(out, fs.statfs());
@@ -252,11 +257,65 @@ final class Ext4FuseOps {
       OpenFile f = (valid & FuseProto.FATTR_FH) != 0 ? files.get(r.u64(8)) : null;
       if (f != null && c.equals(SetAttributes.none())) {
         f.truncate(size);
-        return f.attributes();
+        killPrivileges(ino, (valid & FuseProto.FATTR_KILL_SUIDGID) != 0 ? r : null);
+        return f.attributes(); // the reply carries the mode as it now is
       }
       c = c.withSize(size);
     }
-    return fs.setattr(ino, c);
+    Attributes a = fs.setattr(ino, c);
+    if ((valid & FuseProto.FATTR_SIZE) != 0 && killPrivileges(ino, (valid & FuseProto.FATTR_KILL_SUIDGID) != 0 ? r : null)) {
+      a = fs.getattr(ino);
+    }
+    return a;
+  }
+
+  /**
+   * What the kernel leaves to the file system under HANDLE_KILLPRIV_V2 after a write or truncate, as
+   * its own file_remove_privs does on ext4: security.capability removed, and when the kernel marked
+   * the request ({@code caller} non-null: a caller without CAP_FSETID) setuid cleared, and setgid
+   * cleared if the group may execute or the caller is not in the file's group (its groups read
+   * from /proc, as the request names only its primary group). Returns whether anything changed.
+   */
+  private boolean killPrivileges(long ino, FuseRequest caller) throws IOException {
+    boolean changed = false;
+    if (caller != null) {
+      Attributes a = fs.getattr(ino);
+      int mode = a.mode();
+      int kill = mode & 04000;
+      if ((mode & 02000) != 0 && ((mode & 010) != 0 || !inGroup(caller, a.gid()))) {
+        kill |= 02000;
+      }
+      if (kill != 0) {
+        fs.setattr(ino, SetAttributes.none().withMode(mode & 07777 & ~kill));
+        changed = true;
+      }
+    }
+    if (fs.hasXattr(ino, CAPABILITY)) {
+      fs.removexattr(ino, CAPABILITY);
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Whether the requesting process is in group {@code gid}: its primary group, or one of /proc/PID/status's Groups. */
+  private static boolean inGroup(FuseRequest r, long gid) {
+    if (Integer.toUnsignedLong(r.gid) == gid) {
+      return true;
+    }
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(r.pid), "status"))) {
+        if (line.startsWith("Groups:")) {
+          for (String g : line.substring(7).trim().split("\\s+")) {
+            if (!g.isEmpty() && Long.parseLong(g) == gid) {
+              return true;
+            }
+          }
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return false; // the process is gone or unreadable: treat it as outside the group, as the safe side
+    }
+    return false;
   }
 
   private static RenameMode renameMode(int flags) throws Ext4Exception {

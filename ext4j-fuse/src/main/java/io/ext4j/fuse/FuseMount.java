@@ -57,6 +57,7 @@ public final class FuseMount implements AutoCloseable {
   private final AtomicInteger alive = new AtomicInteger();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final AtomicInteger internalErrors = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLongArray served = new java.util.concurrent.atomic.AtomicLongArray(64); // per opcode
   private volatile boolean initialized; // set by the thread that served INIT
   private volatile boolean mounted; // true from mount(2) until the kernel or unmount() ends it
   private boolean closed; // guarded by this
@@ -209,6 +210,9 @@ public final class FuseMount implements AutoCloseable {
           break;
         }
         FuseRequest req = FuseRequest.decode(bb, (int) n);
+        if (req.opcode >= 0 && req.opcode < served.length()) {
+          served.incrementAndGet(req.opcode);
+        }
         ByteBuffer out = bb.duplicate().order(ByteOrder.LITTLE_ENDIAN).position(FuseProto.OUT_HEADER);
         int err = req.opcode == FuseProto.INIT ? init(req, out) : serveOne(req, out);
         if (err == Ext4FuseOps.NO_REPLY) {
@@ -224,6 +228,9 @@ public final class FuseMount implements AutoCloseable {
           failure.compareAndSet(null, new IOException(DEV_FUSE + ": reply to " + req + " failed: " + Libc.describe((int) -w)));
           break;
         }
+        if (req.invalidateAfterReply != 0) {
+          invalidateAttributes(req.invalidateAfterReply, buf, state);
+        }
         if (req.opcode == FuseProto.DESTROY) {
           break;
         }
@@ -235,6 +242,21 @@ public final class FuseMount implements AutoCloseable {
         mounted = false;
         ended.countDown();
       }
+    }
+  }
+
+  /**
+   * FUSE_NOTIFY_INVAL_INODE with offset -1: the kernel forgets the node's cached attributes (not its
+   * pages). Sent after the reply, so no lock the request held in the kernel is still held. ENOENT
+   * (the kernel no longer has the node) is fine.
+   */
+  private void invalidateAttributes(long nodeid, MemorySegment buf, MemorySegment state) {
+    ByteBuffer b = buf.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+    b.putInt(0, FuseProto.OUT_HEADER + 24).putInt(4, FuseProto.NOTIFY_INVAL_INODE).putLong(8, 0);
+    b.putLong(16, nodeid).putLong(24, -1).putLong(32, 0);
+    long w = Libc.write(fd, buf, FuseProto.OUT_HEADER + 24, state);
+    if (w < 0 && w != -Libc.ENOENT && w != -Libc.ENODEV) {
+      failure.compareAndSet(null, new IOException(DEV_FUSE + ": attribute invalidation failed: " + Libc.describe((int) -w)));
     }
   }
 
@@ -267,11 +289,20 @@ public final class FuseMount implements AutoCloseable {
     }
     int want = FuseProto.ASYNC_READ | FuseProto.BIG_WRITES | FuseProto.DO_READDIRPLUS | FuseProto.READDIRPLUS_AUTO
         | FuseProto.ASYNC_DIO | FuseProto.PARALLEL_DIROPS | FuseProto.MAX_PAGES | FuseProto.CACHE_SYMLINKS
-        | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
+        | FuseProto.HANDLE_KILLPRIV_V2 | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
     FuseReplies.init(out, Math.min(minor, FuseProto.MINOR), readahead, kernelFlags & want, MAX_BACKGROUND,
         options.maxWrite(), options.maxWrite() / 4096);
     initialized = true;
     return 0;
+  }
+
+  /** The requests served so far, by opcode name, most frequent first (for the end-of-mount summary and benchmarks). */
+  public java.util.Map<String, Long> requestCounts() {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    java.util.stream.IntStream.range(0, served.length()).filter(i -> served.get(i) > 0).boxed()
+        .sorted((a, b) -> Long.compare(served.get(b), served.get(a)))
+        .forEach(i -> out.put(FuseProto.name(i), served.get(i)));
+    return out;
   }
 
   /** Whether the kernel has not yet ended the session. */

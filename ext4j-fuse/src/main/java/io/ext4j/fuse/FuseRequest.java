@@ -8,7 +8,7 @@ import java.util.Arrays;
  * One request as read from {@code /dev/fuse}: the fuse_in_header (len u32, opcode u32, unique u64,
  * nodeid u64, uid u32, gid u32, pid u32, padding u32 — 40 bytes) and the opcode's argument struct
  * after it, read through {@link #u32}/{@link #u64} at offsets into the arguments and
- * {@link #name} for the NUL-terminated names that follow a struct. A pure view over the bytes; it
+ * {@link #name} for the NUL-terminated names that follow a struct. A view over the bytes; it
  * checks the header's length against what was read and every access against the length, so a
  * short or garbled request fails with {@link IllegalArgumentException} instead of reading past it.
  */
@@ -21,6 +21,12 @@ final class FuseRequest {
   final int uid;
   final int gid;
   final int pid;
+  /**
+   * A node whose attributes the kernel must forget once the reply is sent (0: none): set by the
+   * handler when it changed more than the kernel expects (a setuid bit it cleared); read by the
+   * session thread that owns this request.
+   */
+  long invalidateAfterReply;
 
   private FuseRequest(ByteBuffer b, int len) {
     this.b = b;

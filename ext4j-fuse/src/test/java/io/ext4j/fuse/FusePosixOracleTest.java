@@ -199,6 +199,11 @@ class FusePosixOracleTest {
     t.add("file in setgid dir: " + run(root, "1000", "touch setgid/f && mkdir setgid/sub && stat -c '%g %a' setgid/f setgid/sub"));
     t.add("write by another user clears setuid: " + run(root, "1000", "touch shared/s && chmod 4777 shared/s")
         + " " + run(root, "1001", "echo x >> shared/s && stat -c %a shared/s"));
+    t.add("truncate by another user clears setuid and setgid: " + run(root, "1000", "echo data > shared/t && chmod 6777 shared/t")
+        + " " + run(root, "1001", "truncate -s 2 shared/t && stat -c %a shared/t"));
+    t.add("write by another user keeps a setgid without group execute: " + run(root, "1000", "touch shared/g && chmod 2766 shared/g")
+        + " " + run(root, "1001", "echo x >> shared/g && stat -c %a shared/g"));
+    t.add("write by root keeps setuid: " + run(root, "0", "echo x >> shared/s && chmod 4777 shared/s && echo y >> shared/s && stat -c %a shared/s"));
     t.add("user reads 0600 file of another: " + run(root, "1001", "cat setgid/f >/dev/null; chmod 600 setgid/f 2>&1; cat setgid/f"));
     t.add("utimens of a file not owned, to now: " + run(root, "1001", "touch rootfile"));
     t.add("utimens of a world-writable file, to now: " + run(root, "1001", "touch shared/s"));
