@@ -70,7 +70,8 @@ public final class MountCommand implements Callable<Integer> {
       }
     }, "ext4j-unmount");
     Runtime.getRuntime().addShutdownHook(hook);
-    err.println("ext4j: " + target.name() + " mounted on " + m.mountpoint() + (o.readOnly() || fs.isReadOnly() ? " (read-only)" : "")
+    boolean readOnly = o.readOnly() || fs.isReadOnly();
+    err.println("ext4j: " + target.name() + " mounted on " + m.mountpoint() + (readOnly ? " (read-only)" : "")
         + "; unmount with fusermount3 -u " + m.mountpoint() + " or Ctrl-C");
     err.flush();
     try (fs; m) {
@@ -83,7 +84,8 @@ public final class MountCommand implements Callable<Integer> {
         // shutting down: the hook is running and returns now that the engine is closed
       }
     }
-    err.println("ext4j: " + m.mountpoint() + " unmounted; " + target.name() + " closed (journal committed and checkpointed)");
+    err.println("ext4j: " + m.mountpoint() + " unmounted; " + target.name() + " closed ("
+        + (readOnly ? "read-only: nothing written" : "journal committed and checkpointed") + ")");
     err.println("ext4j: requests served: " + m.requestCounts().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
         .collect(java.util.stream.Collectors.joining(", ")));
     err.flush();
