@@ -119,7 +119,6 @@ done
 
 echo
 echo "NIO in-process (ext4 provider) against the host directory $work:"
-"$ext4j" --version >/dev/null
 . "$root/.mvn/find-jdk.sh"; ext4j_find_jdk
 "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx512m -cp "$root/ext4j-cli/target/ext4j.jar" \
   io.ext4j.bench.NioFsyncBenchmark "$work/nio" 1,4,16 "$secs" "$rounds"

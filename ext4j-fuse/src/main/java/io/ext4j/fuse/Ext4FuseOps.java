@@ -446,18 +446,16 @@ final class Ext4FuseOps {
   }
 
   /**
-   * Closes every file the kernel left open (an unmount that aborted the connection); returns how
-   * many. The first failure is thrown once all are closed, the others suppressed in it.
+   * Closes every file the kernel left open (an unmount that aborted the connection). The first
+   * failure is thrown once all are closed, the others suppressed in it.
    */
-  int closeAll() throws IOException {
-    int n = 0;
+  void closeAll() throws IOException {
     IOException first = null;
     for (Long fh : List.copyOf(files.keySet())) {
       OpenFile f = files.remove(fh);
       if (f == null) {
         continue;
       }
-      n++;
       try {
         f.close();
       } catch (IOException e) {
@@ -471,6 +469,5 @@ final class Ext4FuseOps {
     if (first != null) {
       throw first;
     }
-    return n;
   }
 }

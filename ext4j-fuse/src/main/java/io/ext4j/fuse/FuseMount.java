@@ -305,11 +305,6 @@ public final class FuseMount implements AutoCloseable {
     return out;
   }
 
-  /** Whether the kernel has not yet ended the session. */
-  public boolean isMounted() {
-    return mounted;
-  }
-
   public Path mountpoint() {
     return mountpoint;
   }
@@ -318,15 +313,6 @@ public final class FuseMount implements AutoCloseable {
   public void awaitUnmount() throws IOException, InterruptedException {
     ended.await();
     rethrow();
-  }
-
-  /** As {@link #awaitUnmount}, for at most {@code timeout}; returns whether the session ended. */
-  public boolean awaitUnmount(long timeout, TimeUnit unit) throws IOException, InterruptedException {
-    boolean done = ended.await(timeout, unit);
-    if (done) {
-      rethrow();
-    }
-    return done;
   }
 
   private void rethrow() throws IOException {

@@ -47,37 +47,38 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
   /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
   public static FuseOptions parse(String list, FuseOptions base) {
     FuseOptions o = base;
+    boolean ro = o.readOnly;
+    boolean other = o.allowOther;
+    boolean wb = o.writebackCache;
+    boolean direct = o.directIo;
+    int maxWrite = o.maxWrite;
+    int threads = o.threads;
+    long attr = o.attrTimeoutNs;
+    long entry = o.entryTimeoutNs;
+    String fsName = o.fsName;
     for (String item : split(list)) {
       int eq = item.indexOf('=');
       String key = eq < 0 ? item : item.substring(0, eq);
       String value = eq < 0 ? null : item.substring(eq + 1);
-      o = switch (key) {
-        case "ro" -> flag(o, key, value).with(true, o.allowOther, o.writebackCache, o.directIo);
-        case "rw" -> flag(o, key, value).with(false, o.allowOther, o.writebackCache, o.directIo);
-        case "allow_other" -> flag(o, key, value).with(o.readOnly, true, o.writebackCache, o.directIo);
-        case "default_permissions" -> flag(o, key, value); // always on
-        case "writeback_cache" -> flag(o, key, value).with(o.readOnly, o.allowOther, true, o.directIo);
-        case "direct_io" -> flag(o, key, value).with(o.readOnly, o.allowOther, o.writebackCache, true);
-        case "max_write" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, intValue(key, value),
-            o.threads, o.attrTimeoutNs, o.entryTimeoutNs, o.fsName);
-        case "threads" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
-            intValue(key, value), o.attrTimeoutNs, o.entryTimeoutNs, o.fsName);
-        case "attr_timeout" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
-            o.threads, seconds(key, value), o.entryTimeoutNs, o.fsName);
-        case "entry_timeout" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite,
-            o.threads, o.attrTimeoutNs, seconds(key, value), o.fsName);
-        case "fsname" -> new FuseOptions(o.readOnly, o.allowOther, o.writebackCache, o.directIo, o.maxWrite, o.threads,
-            o.attrTimeoutNs, o.entryTimeoutNs, required(key, value));
+      switch (key) {
+        case "ro" -> ro = flag(key, value);
+        case "rw" -> ro = !flag(key, value);
+        case "allow_other" -> other = flag(key, value);
+        case "default_permissions" -> flag(key, value); // always on
+        case "writeback_cache" -> wb = flag(key, value);
+        case "direct_io" -> direct = flag(key, value);
+        case "max_write" -> maxWrite = intValue(key, value);
+        case "threads" -> threads = intValue(key, value);
+        case "attr_timeout" -> attr = seconds(key, value);
+        case "entry_timeout" -> entry = seconds(key, value);
+        case "fsname" -> fsName = required(key, value);
         default -> throw new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
             + "default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
             + "fsname=NAME)");
-      };
+      }
+      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName); // each option checked as read
     }
     return o;
-  }
-
-  private FuseOptions with(boolean ro, boolean other, boolean wb, boolean direct) {
-    return new FuseOptions(ro, other, wb, direct, maxWrite, threads, attrTimeoutNs, entryTimeoutNs, fsName);
   }
 
   private static List<String> split(String list) {
@@ -93,11 +94,12 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     return out;
   }
 
-  private static FuseOptions flag(FuseOptions o, String key, String value) {
+  /** A flag's value (true); a flag given a value fails. */
+  private static boolean flag(String key, String value) {
     if (value != null) {
       throw new IllegalArgumentException("mount option " + key + " takes no value");
     }
-    return o;
+    return true;
   }
 
   private static String required(String key, String value) {

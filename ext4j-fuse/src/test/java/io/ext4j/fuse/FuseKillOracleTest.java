@@ -32,27 +32,13 @@ class FuseKillOracleTest {
   @TempDir
   Path tmp;
 
-  /** The child: mounts the image on the directory, says so, and serves until killed. */
-  public static void main(String[] args) throws Exception {
-    try (Ext4FileSystem fs = Ext4FileSystem.open(Path.of(args[0]), Ext4Options.defaults());
-        FuseMount m = FuseMount.mount(fs, args[0], Path.of(args[1]), FuseOptions.defaults())) {
-      System.out.println("mounted");
-      System.out.flush();
-      m.awaitUnmount();
-    }
-  }
-
   @Test
   void killMinus9MidCopy_recoversClean_andKeepsWhatWasFsynced() throws Exception {
-    Path img = tmp.resolve("fs.img");
-    try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
-      f.setLength(512L << 20);
-    }
-    E2fsprogs.mkfs(img);
+    Path img = MountedImage.mkfs(tmp.resolve("fs.img"), 512L << 20);
     Path mnt = Files.createDirectories(tmp.resolve("mnt"));
     Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
     Process child = new ProcessBuilder(javaBin.toString(), "--enable-native-access=ALL-UNNAMED", "-cp",
-        System.getProperty("java.class.path"), FuseKillOracleTest.class.getName(), img.toString(), mnt.toString())
+        System.getProperty("java.class.path"), MountChild.class.getName(), img.toString(), mnt.toString())
         .redirectErrorStream(true).start();
     Process cp = null;
     byte[] durable = new byte[3 << 20];

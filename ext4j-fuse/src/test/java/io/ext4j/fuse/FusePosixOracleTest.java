@@ -42,10 +42,7 @@ class FusePosixOracleTest {
     Path kimg = tmp.resolve("kernel.img");
     Path eimg = tmp.resolve("ext4j.img");
     for (Path img : List.of(kimg, eimg)) {
-      try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
-        f.setLength(64L << 20);
-      }
-      E2fsprogs.mkfs(img, "-U", "0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5", "-E", "hash_seed=0a1b2c3d-4e5f-4061-8273-8495a6b7c8d9");
+      MountedImage.mkfs(img, 64L << 20, "-U", "0c1d2e3f-4a5b-4c6d-8e7f-a0b1c2d3e4f5", "-E", "hash_seed=0a1b2c3d-4e5f-4061-8273-8495a6b7c8d9");
     }
     Path kdir = Files.createDirectories(tmp.resolve("kernel"));
     List<String> kernel;

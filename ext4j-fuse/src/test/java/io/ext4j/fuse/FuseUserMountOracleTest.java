@@ -2,8 +2,6 @@ package io.ext4j.fuse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.E2fsprogs;
 import java.io.BufferedReader;
 import java.io.File;
@@ -32,17 +30,6 @@ class FuseUserMountOracleTest {
 
   @TempDir
   Path tmp;
-
-  /** The child, run as the user: mounts, says so, serves until unmounted, then closes the image. */
-  public static void main(String[] args) throws Exception {
-    try (Ext4FileSystem fs = Ext4FileSystem.open(Path.of(args[0]), Ext4Options.defaults());
-        FuseMount m = FuseMount.mount(fs, args[0], Path.of(args[1]), FuseOptions.defaults())) {
-      System.out.println("mounted");
-      System.out.flush();
-      m.awaitUnmount();
-    }
-    System.out.println("unmounted");
-  }
 
   /** This JVM's class path entries of ext4j itself, copied where the user can read them (the rest is the JDK's). */
   private String readableClassPath(Path dir) throws IOException {
@@ -80,11 +67,7 @@ class FuseUserMountOracleTest {
   @Test
   void aUserMountsThroughFusermount3_writes_andUnmountsWithFusermount3U() throws Exception {
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-    Path img = tmp.resolve("user.img");
-    try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
-      f.setLength(64L << 20);
-    }
-    E2fsprogs.mkfs(img, "-E", "root_owner=" + UID + ":" + UID);
+    Path img = MountedImage.mkfs(tmp.resolve("user.img"), 64L << 20, "-E", "root_owner=" + UID + ":" + UID);
     Path mnt = Files.createDirectories(tmp.resolve("mnt"));
     Path cp = Files.createDirectories(tmp.resolve("classes"));
     String classPath = readableClassPath(cp);
@@ -106,7 +89,7 @@ class FuseUserMountOracleTest {
   private void runAsUser(Path img, Path mnt, String classPath) throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Process child = new ProcessBuilder("setpriv", "--reuid=" + UID, "--regid=" + UID, "--clear-groups", "--", java.toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-cp", classPath, FuseUserMountOracleTest.class.getName(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-cp", classPath, MountChild.class.getName(),
         img.toString(), mnt.toString()).redirectErrorStream(true).start();
     List<String> lines = new ArrayList<>();
     try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {

@@ -30,12 +30,16 @@ final class MountedImage implements AutoCloseable {
 
   /** mkfs.ext4 of an image of {@code bytes} with {@code mkfsArgs}, mounted with {@code options} on {@code tmp}/mnt. */
   static MountedImage create(Path tmp, long bytes, FuseOptions options, String... mkfsArgs) throws IOException {
-    Path img = tmp.resolve("fs.img");
+    return open(mkfs(tmp.resolve("fs.img"), bytes, mkfsArgs), tmp.resolve("mnt"), options);
+  }
+
+  /** An image file of {@code bytes} made by mkfs.ext4 with {@code mkfsArgs}; returns it. */
+  static Path mkfs(Path img, long bytes, String... mkfsArgs) throws IOException {
     try (var f = new java.io.RandomAccessFile(img.toFile(), "rw")) {
       f.setLength(bytes);
     }
     E2fsprogs.mkfs(img, mkfsArgs);
-    return open(img, tmp.resolve("mnt"), options);
+    return img;
   }
 
   static MountedImage open(Path img, Path dir, FuseOptions options) throws IOException {
