@@ -125,7 +125,7 @@ final class Ext4FuseOps {
         OpenFile f = file(r.u64(0));
         long n = f.write(r.u64(8), r.bytes(40, r.u32(16)));
         if (killPrivileges(f.ino(), (r.u32(20) & FuseProto.WRITE_KILL_SUIDGID) != 0 ? r : null)) {
-          r.invalidateAfterReply = r.nodeid; // the kernel keeps the mode it had: make it ask again
+          r.invalidateBeforeReply = r.nodeid; // the kernel keeps the mode it had: make it ask again
         }
         FuseReplies.sizeOut(out, n);
       }

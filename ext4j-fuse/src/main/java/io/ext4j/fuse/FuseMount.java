@@ -189,12 +189,13 @@ public final class FuseMount implements AutoCloseable {
     alive.set(n);
     for (int i = 0; i < n; i++) {
       MemorySegment buf = arena.allocate(options.maxWrite() + 4096L, 4096);
+      MemorySegment notice = arena.allocate(FuseProto.OUT_HEADER + 24, 8);
       MemorySegment state = Libc.callState(arena);
-      threads.add(Thread.ofPlatform().daemon().name("ext4j-fuse-" + i).start(() -> serve(buf, state)));
+      threads.add(Thread.ofPlatform().daemon().name("ext4j-fuse-" + i).start(() -> serve(buf, notice, state)));
     }
   }
 
-  private void serve(MemorySegment buf, MemorySegment state) {
+  private void serve(MemorySegment buf, MemorySegment notice, MemorySegment state) {
     ByteBuffer bb = buf.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
     try {
       while (true) {
@@ -218,6 +219,9 @@ public final class FuseMount implements AutoCloseable {
         if (err == Ext4FuseOps.NO_REPLY) {
           continue;
         }
+        if (req.invalidateBeforeReply != 0) {
+          invalidateAttributes(req.invalidateBeforeReply, notice, state);
+        }
         int len = err == 0 ? out.position() : FuseProto.OUT_HEADER;
         bb.putInt(0, len).putInt(4, -err).putLong(8, req.unique);
         long w = Libc.write(fd, buf, len, state);
@@ -227,9 +231,6 @@ public final class FuseMount implements AutoCloseable {
           }
           failure.compareAndSet(null, new IOException(DEV_FUSE + ": reply to " + req + " failed: " + Libc.describe((int) -w)));
           break;
-        }
-        if (req.invalidateAfterReply != 0) {
-          invalidateAttributes(req.invalidateAfterReply, buf, state);
         }
         if (req.opcode == FuseProto.DESTROY) {
           break;
@@ -247,8 +248,9 @@ public final class FuseMount implements AutoCloseable {
 
   /**
    * FUSE_NOTIFY_INVAL_INODE with offset -1: the kernel forgets the node's cached attributes (not its
-   * pages). Sent after the reply, so no lock the request held in the kernel is still held. ENOENT
-   * (the kernel no longer has the node) is fine.
+   * pages). Sent before the reply, so the caller cannot stat the old mode between the two (it did,
+   * rarely, when this came after); with offset -1 the kernel takes no page or inode lock, so the
+   * request it is waiting on does not matter. ENOENT (the kernel no longer has the node) is fine.
    */
   private void invalidateAttributes(long nodeid, MemorySegment buf, MemorySegment state) {
     ByteBuffer b = buf.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);

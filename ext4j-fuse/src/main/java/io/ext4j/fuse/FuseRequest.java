@@ -22,11 +22,11 @@ final class FuseRequest {
   final int gid;
   final int pid;
   /**
-   * A node whose attributes the kernel must forget once the reply is sent (0: none): set by the
+   * A node whose attributes the kernel must forget before the reply is sent (0: none): set by the
    * handler when it changed more than the kernel expects (a setuid bit it cleared); read by the
    * session thread that owns this request.
    */
-  long invalidateAfterReply;
+  long invalidateBeforeReply;
 
   private FuseRequest(ByteBuffer b, int len) {
     this.b = b;
