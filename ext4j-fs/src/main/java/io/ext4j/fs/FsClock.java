@@ -3,10 +3,9 @@ package io.ext4j.fs;
 import java.time.Instant;
 
 /**
- * Where the engine gets the time for timestamps. {@link #system()} is coarse, as the kernel's
- * {@code current_time}: it advances once per millisecond, so that a run of writes within one tick
- * changes no timestamp and needs no inode update (the kernel's coarse clock has the same effect,
- * with a tick of 1–10 ms). Tests pass a fixed or manual clock.
+ * Where the engine gets the time for timestamps. {@link #system()} has millisecond precision; the
+ * write path coarsens it as the kernel does (see {@code FileIo.touch}: one inode update per 4 ms tick
+ * for a stream of writes nobody stats). Tests pass a fixed or manual clock.
  */
 @FunctionalInterface
 public interface FsClock {

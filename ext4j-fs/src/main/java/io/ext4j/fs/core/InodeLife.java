@@ -169,6 +169,7 @@ public final class InodeLife {
   /** The inode's attributes. */
   public Attributes attributes(Inode inode) {
     RawInode r = inode.snapshot();
+    inode.timesSeen();
     long blocks = r.blocksRaw();
     if (r.hasFlag(RawInode.FL_HUGE_FILE) && fs.lay.hugeFile()) {
       blocks *= fs.lay.sectorsPerBlock();

@@ -452,6 +452,7 @@ public final class FileIo {
       }
       r.time(RawInode.Time.MTIME, now);
       r.time(RawInode.Time.CTIME, now);
+      inode.timesRecorded();
     } finally {
       inode.fields.unlock();
     }
@@ -571,14 +572,28 @@ public final class FileIo {
     }
   }
 
-  /** Sets mtime/ctime (content change) or ctime only to now, in a Tx of its own, if they changed. */
+  /**
+   * The kernel's coarse clock ticks once a jiffy, 4 ms at Debian's HZ=250: a write within the tick
+   * of the file's last timestamp change leaves the timestamps as they are (unless they were seen).
+   */
+  static final long COARSE_TICK_MS = 4;
+
+  /**
+   * Sets mtime/ctime (content change) or ctime only to now, in a Tx of its own, if they changed.
+   * As the kernel's multigrain timestamps: while nobody has read the timestamps since they were last
+   * set, a change within the same coarse tick records nothing (so a stream of writes costs one inode
+   * update per tick, not one per write); once a caller has seen them, the next change is recorded
+   * with the fine clock, so that caller can tell something changed. {@code force} always records.
+   */
   public void touch(Inode inode, boolean mtime, boolean force) throws IOException {
     Instant now = fs.clock.now();
     inode.fields.lock();
     try {
       RawInode r = inode.raw();
-      if (!force && r.time(RawInode.Time.CTIME).equals(now) && (!mtime || r.time(RawInode.Time.MTIME).equals(now))) {
-        return; // within the same clock tick: nothing to record (the kernel's coarse timestamps)
+      boolean quiet = inode.wereTimesSeen() ? r.time(RawInode.Time.CTIME).equals(now) && (!mtime || r.time(RawInode.Time.MTIME).equals(now))
+          : sameTick(r.time(RawInode.Time.CTIME), now) && (!mtime || sameTick(r.time(RawInode.Time.MTIME), now));
+      if (!force && quiet) {
+        return; // nothing a caller could tell apart (the kernel's coarse timestamps)
       }
     } finally {
       inode.fields.unlock();
@@ -591,11 +606,18 @@ public final class FileIo {
           r.time(RawInode.Time.MTIME, now);
         }
         r.time(RawInode.Time.CTIME, now);
+        inode.timesRecorded();
       } finally {
         inode.fields.unlock();
       }
       fs.writeInode(tx, inode, false);
     }
+  }
+
+  private static boolean sameTick(Instant t, Instant now) {
+    long a = t.toEpochMilli();
+    long b = now.toEpochMilli();
+    return a <= b && Math.floorDiv(a, COARSE_TICK_MS) == Math.floorDiv(b, COARSE_TICK_MS);
   }
 
   // ================================================================ direct I/O
@@ -783,6 +805,7 @@ public final class FileIo {
       r.sizeBytes(size);
       r.time(RawInode.Time.MTIME, now);
       r.time(RawInode.Time.CTIME, now);
+      inode.timesRecorded();
     } finally {
       inode.fields.unlock();
     }

@@ -25,6 +25,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * of the transaction that last changed the inode, and the last one that changed what its data
  * needs: size, block map); fsync and fdatasync wait for them. {@code refs} is atomic (the inode
  * cache's count); {@code opens} and {@code freed} are guarded by the inode cache's lock.
+ * {@code timesSeen} is volatile: whether a caller may have read the timestamps since a write last
+ * changed them (see {@code FileIo.touch}); a stale true only costs an inode update.
  */
 public final class Inode {
   public final long ino;
@@ -38,6 +40,7 @@ public final class Inode {
   final AtomicInteger refs = new AtomicInteger(); // the inode cache's references; -1 once evicted
   int opens; // InodeCache's lock: open files
   boolean orphaned; // InodeCache's lock: on the orphan list because it was unlinked while open
+  private volatile boolean timesSeen = true; // true at load: nobody knows who read them before
   volatile long lastAllocated; // hint for the allocator's goal: the physical block after the last one given to this file
 
   Inode(long ino, RawInode raw, java.util.OptionalInt runningTid) {
@@ -88,6 +91,21 @@ public final class Inode {
 
   public int datasyncTid() {
     return datasyncTid;
+  }
+
+  /** Records that a caller was given the timestamps (a stat). */
+  public void timesSeen() {
+    timesSeen = true;
+  }
+
+  /** Whether a caller may have read the timestamps since {@link #timesRecorded()}. */
+  public boolean wereTimesSeen() {
+    return timesSeen;
+  }
+
+  /** Records that new timestamps were just set, and nobody has read them yet. */
+  public void timesRecorded() {
+    timesSeen = false;
   }
 
   public long lastAllocated() {
