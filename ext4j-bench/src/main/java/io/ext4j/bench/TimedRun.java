@@ -17,28 +17,28 @@ import org.HdrHistogram.Histogram;
  * {@code FileChannel} I/O would close the channel for every thread — they stop at the deadline or
  * when another worker failed; the first failure is rethrown after all have finished.
  */
-final class TimedRun {
+public final class TimedRun {
   private TimedRun() {}
 
   /** One worker's operation; {@code seq} counts that worker's calls from 0. */
   @FunctionalInterface
-  interface Op {
+  public interface Op {
     void run(long seq) throws Exception;
   }
 
   /** What a run measured: merged latencies (nanoseconds), operations, and the window's length. */
-  record Result(Histogram latencyNanos, long operations, long windowNanos) {
-    double opsPerSec() {
+  public record Result(Histogram latencyNanos, long operations, long windowNanos) {
+    public double opsPerSec() {
       return operations * 1e9 / windowNanos;
     }
 
     /** The latency at {@code percentile} in microseconds; NaN if no operation was measured. */
-    double micros(double percentile) {
+    public double micros(double percentile) {
       return operations == 0 ? Double.NaN : latencyNanos.getValueAtPercentile(percentile) / 1000.0;
     }
   }
 
-  static Result run(List<Op> ops, Duration warmup, Duration window, Runnable atMeasureStart, Runnable atMeasureEnd)
+  public static Result run(List<Op> ops, Duration warmup, Duration window, Runnable atMeasureStart, Runnable atMeasureEnd)
       throws Exception {
     int n = ops.size();
     CountDownLatch ready = new CountDownLatch(n);

@@ -1,0 +1,71 @@
+package io.ext4j.bench.suite;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What one {@code ext4j bench} run measures and where it puts things.
+ *
+ * @param scenarios the scenarios, in order (names from {@link #SCENARIOS})
+ * @param threads the thread counts of every scenario that has them
+ * @param perCell measured time per cell (variant × target × thread count), split over {@code slices}
+ * @param slices how many interleaved slices each cell's time is split into: every cell runs its
+ *     first slice before any runs its second, so drift on a shared machine falls on every cell alike
+ * @param warmup unmeasured time before each slice's window
+ * @param imageSize bytes of each image (every target's image is a full copy of one base image)
+ * @param work where the images, mount points and host files are made (removed afterwards unless {@code keep})
+ * @param out where the report goes: CSV, JSON, charts and index.html
+ * @param keep keep {@code work} afterwards
+ */
+public record SuiteOptions(List<String> scenarios, List<Integer> threads, Duration perCell, int slices, Duration warmup,
+    long imageSize, Path work, Path out, boolean keep) {
+
+  /** Every scenario of the suite, in the order a full run takes them. */
+  public static final List<String> SCENARIOS = List.of("fsync", "dio", "committed-check", "metadata", "populate");
+
+  /** The scenarios this build can run; the others are refused with a message naming them. */
+  public static final List<String> IMPLEMENTED = List.of("fsync");
+
+  public SuiteOptions {
+    scenarios = List.copyOf(scenarios);
+    threads = List.copyOf(threads);
+    Objects.requireNonNull(perCell, "perCell");
+    Objects.requireNonNull(warmup, "warmup");
+    Objects.requireNonNull(work, "work");
+    Objects.requireNonNull(out, "out");
+    for (String s : scenarios) {
+      if (!SCENARIOS.contains(s)) {
+        throw new IllegalArgumentException("unknown scenario '" + s + "'; known: " + String.join(", ", SCENARIOS));
+      }
+      if (!IMPLEMENTED.contains(s)) {
+        throw new UnsupportedOperationException("scenario '" + s + "' is not implemented yet (issue 10); this build runs: "
+            + String.join(", ", IMPLEMENTED));
+      }
+    }
+    if (scenarios.isEmpty()) {
+      throw new IllegalArgumentException("no scenario to run");
+    }
+    if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1 || t > 1024)) {
+      throw new IllegalArgumentException("thread counts must be 1..1024, not " + threads);
+    }
+    if (slices < 1 || perCell.isNegative() || perCell.isZero() || warmup.isNegative()) {
+      throw new IllegalArgumentException("slices must be >= 1 and the time per cell positive");
+    }
+    if (imageSize < (64L << 20)) {
+      throw new IllegalArgumentException("image size must be at least 64 MiB, not " + imageSize + " bytes");
+    }
+  }
+
+  /** The Quick start's run: every implemented scenario at 1, 4 and 16 threads, 1 s per cell in 2 slices; about two minutes as root. */
+  public static SuiteOptions defaults() {
+    return new SuiteOptions(IMPLEMENTED, List.of(1, 4, 16), Duration.ofSeconds(1), 2, Duration.ofMillis(200), 256L << 20,
+        Path.of("ext4j-bench-work"), Path.of("bench-report"), false);
+  }
+
+  /** One slice's measured window. */
+  public Duration window() {
+    return perCell.dividedBy(slices);
+  }
+}

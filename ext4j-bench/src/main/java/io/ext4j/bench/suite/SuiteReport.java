@@ -1,0 +1,321 @@
+package io.ext4j.bench.suite;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A run's figures arranged as the report shows them: one table per scenario and variant (a row per
+ * thread count, a column per target, then the ratios the issue asks for), and the verdict on each
+ * target figure. Pure: reads a {@link SuiteResult}, writes nothing.
+ */
+public final class SuiteReport {
+  /** A table: its title, column names and cells (already formatted). */
+  public record Table(String scenario, String variant, List<String> columns, List<List<String>> rows) {}
+
+  /** A ratio column: {@code numerator ÷ denominator}. */
+  private record Ratio(String numerator, String denominator) {
+    String title() {
+      return numerator + " ÷ " + denominator;
+    }
+  }
+
+  private static final List<Ratio> RATIOS = List.of(new Ratio(Target.EXT4J, Target.HOST), new Ratio(Target.EXT4J, Target.LOOP),
+      new Ratio(Target.EXT4J, FioBound.TARGET), new Ratio(Target.EXT4J, Target.FUSE2FS), new Ratio(Target.FUSE, Target.LOOP),
+      new Ratio(Target.FUSE, Target.FUSE2FS));
+
+  private final SuiteResult result;
+
+  public SuiteReport(SuiteResult result) {
+    this.result = result;
+  }
+
+  public SuiteResult result() {
+    return result;
+  }
+
+  /** The (scenario, variant) pairs in run order. */
+  public List<String[]> variants() {
+    Set<String> seen = new LinkedHashSet<>();
+    List<String[]> out = new ArrayList<>();
+    for (CellResult r : result.rows()) {
+      if (seen.add(r.scenario() + "\0" + r.variant())) {
+        out.add(new String[] {r.scenario(), r.variant()});
+      }
+    }
+    return out;
+  }
+
+  /** The rows of one variant. */
+  public List<CellResult> rowsOf(String scenario, String variant) {
+    return result.rows().stream().filter(r -> r.scenario().equals(scenario) && r.variant().equals(variant)).toList();
+  }
+
+  /** Target names of a variant's rows, in run order. */
+  public static List<String> targetsOf(List<CellResult> rows) {
+    return List.copyOf(new LinkedHashSet<>(rows.stream().map(CellResult::target).toList()));
+  }
+
+  /** Thread counts of a variant's rows, in run order. */
+  public static List<Integer> threadsOf(List<CellResult> rows) {
+    return List.copyOf(new LinkedHashSet<>(rows.stream().map(CellResult::threads).toList()));
+  }
+
+  /** Operations per second of {@code target} at {@code threads}, if it ran. */
+  public static Optional<Double> rate(List<CellResult> rows, String target, int threads) {
+    return rows.stream().filter(r -> r.target().equals(target) && r.threads() == threads).map(CellResult::opsPerSec).findFirst();
+  }
+
+  /** The throughput table of one variant. */
+  public Table table(String scenario, String variant) {
+    List<CellResult> rows = rowsOf(scenario, variant);
+    List<String> targets = targetsOf(rows);
+    List<Ratio> ratios = RATIOS.stream().filter(q -> targets.contains(q.numerator()) && targets.contains(q.denominator())).toList();
+    boolean policies = rows.stream().anyMatch(r -> r.policy() != null && !r.isDefaultPolicy());
+    List<String> columns = new ArrayList<>();
+    columns.add("threads");
+    for (String t : targets) {
+      columns.add(t.equals(Target.EXT4J) && policies ? t + " (default)" : t);
+    }
+    ratios.forEach(q -> columns.add(q.title()));
+    if (policies) {
+      columns.add("best policy");
+      columns.add("default ÷ best");
+    }
+    List<List<String>> cells = new ArrayList<>();
+    for (int th : threadsOf(rows)) {
+      List<String> line = new ArrayList<>();
+      line.add(Integer.toString(th));
+      for (String t : targets) {
+        line.add(rate(rows, t, th).map(SuiteReport::count).orElse("—"));
+      }
+      for (Ratio q : ratios) {
+        line.add(ratio(rows, q.numerator(), q.denominator(), th).map(SuiteReport::fixed2).orElse("—"));
+      }
+      if (policies) {
+        Optional<CellResult> best = bestPolicy(rows, th);
+        line.add(best.map(b -> b.policy()).orElse("—"));
+        line.add(best.flatMap(b -> rate(rows, Target.EXT4J, th).map(d -> d / b.opsPerSec())).map(SuiteReport::fixed2).orElse("—"));
+      }
+      cells.add(line);
+    }
+    return new Table(scenario, variant, columns, cells);
+  }
+
+  /** {@code numerator}'s rate over {@code denominator}'s at {@code threads}, where both ran and the denominator is not 0. */
+  public static Optional<Double> ratio(List<CellResult> rows, String numerator, String denominator, int threads) {
+    Optional<Double> n = rate(rows, numerator, threads);
+    Optional<Double> d = rate(rows, denominator, threads).filter(v -> v > 0);
+    return n.isPresent() && d.isPresent() ? Optional.of(n.get() / d.get()) : Optional.empty();
+  }
+
+  private static Optional<CellResult> bestPolicy(List<CellResult> rows, int threads) {
+    return rows.stream().filter(r -> r.policy() != null && r.threads() == threads)
+        .max(java.util.Comparator.comparingDouble(CellResult::opsPerSec));
+  }
+
+  /**
+   * The issue's figures for each scenario that ran, each "met" or "not met" with the measurement that
+   * decides it (or "not measured" with the reason).
+   */
+  public List<String> verdicts() {
+    List<String> out = new ArrayList<>();
+    List<CellResult> fsync = rowsOf(FsyncScenario.NAME, "fsync");
+    if (fsync.isEmpty()) {
+      return out;
+    }
+    List<Integer> threads = threadsOf(fsync);
+    List<Integer> big = threads.stream().filter(t -> t >= 16).toList();
+    out.add(verdict("fsync: ext4j ≥ kernel-host at 16+ threads", fsync, Target.EXT4J, Target.HOST, big, 1.0));
+    out.add(verdict("fsync: ext4j ≥ 2× kernel-loop at every thread count", fsync, Target.EXT4J, Target.LOOP, threads, 2.0));
+    out.add(verdict("fsync: ext4j ≥ 0.7 of kernel-host at 1 thread", fsync, Target.EXT4J, Target.HOST,
+        threads.contains(1) ? List.of(1) : List.of(), 0.7));
+    boolean policies = fsync.stream().anyMatch(r -> r.policy() != null && !r.isDefaultPolicy());
+    if (!policies) {
+      out.add("fsync: the default policy within 5% of the best: not measured (one policy ran)");
+    } else {
+      List<String> worst = new ArrayList<>();
+      boolean met = true;
+      for (int th : threads) {
+        Optional<CellResult> best = bestPolicy(fsync, th);
+        Optional<Double> d = rate(fsync, Target.EXT4J, th);
+        if (best.isPresent() && d.isPresent()) {
+          double q = d.get() / best.get().opsPerSec();
+          met &= q >= 0.95;
+          worst.add(th + ": " + fixed2(q) + (q < 1 ? " of " + best.get().policy() : ""));
+        }
+      }
+      out.add("fsync: the default policy within 5% of the best at every thread count: " + (met ? "met" : "not met") + " ("
+          + String.join(", ", worst) + ")");
+    }
+    return out;
+  }
+
+  private String verdict(String what, List<CellResult> rows, String num, String den, List<Integer> threads, double atLeast) {
+    if (threads.isEmpty()) {
+      return what + ": not measured (no such thread count in this run)";
+    }
+    if (targetsOf(rows).stream().noneMatch(den::equals)) {
+      String why = result.skipped().get(den);
+      return what + ": not measured (" + den + " " + (why != null ? "skipped: " + why : "did not run") + ")";
+    }
+    boolean met = true;
+    List<String> figures = new ArrayList<>();
+    for (int th : threads) {
+      Optional<Double> q = ratio(rows, num, den, th);
+      if (q.isPresent()) {
+        met &= q.get() >= atLeast;
+        figures.add(th + ": " + fixed2(q.get()));
+      }
+    }
+    return what + ": " + (met ? "met" : "not met") + " (" + String.join(", ", figures) + ")";
+  }
+
+  /** Every table as Markdown, the verdicts, and what was skipped: what the terminal shows. */
+  public String text() {
+    StringBuilder s = new StringBuilder();
+    for (String[] v : variants()) {
+      Table t = table(v[0], v[1]);
+      s.append("\n").append(v[0]).append(" / ").append(v[1]).append(" (operations/s; ").append(describe(v[1])).append(")\n\n");
+      s.append(markdown(t));
+    }
+    if (!result.skipped().isEmpty()) {
+      s.append("\nskipped:\n");
+      result.skipped().forEach((k, why) -> s.append("  ").append(k).append(": ").append(why).append('\n'));
+    }
+    List<String> verdicts = verdicts();
+    if (!verdicts.isEmpty()) {
+      s.append("\ntargets:\n");
+      verdicts.forEach(x -> s.append("  ").append(x).append('\n'));
+    }
+    s.append("\nmemory: peak RSS of this process ");
+    List<String> peaks = new ArrayList<>();
+    result.peakRssBytes().forEach((k, v) -> peaks.add(k + " " + (v < 0 ? "unknown" : (v >> 20) + " MiB")));
+    s.append(String.join(", ", peaks)).append(" (engine cache ").append(result.cacheBytes() >> 20)
+        .append(" MiB per open image; ").append(result.targets().keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count())
+        .append(" images open)\n");
+    return s.toString();
+  }
+
+  /** What a variant's operation is, for the table's caption. */
+  static String describe(String variant) {
+    return switch (variant) {
+      case "fsync" -> "4 KiB append + fsync per thread, own file";
+      case "fdatasync" -> "4 KiB append + fdatasync per thread, own file";
+      case "osync" -> "4 KiB append to a file opened O_SYNC";
+      case "odsync" -> "4 KiB append to a file opened O_DSYNC";
+      case "many-files" -> "4 KiB append + fsync to " + FsyncScenario.MANY + " files per thread in turn";
+      default -> variant;
+    };
+  }
+
+  static String markdown(Table t) {
+    StringBuilder s = new StringBuilder();
+    s.append("| ").append(String.join(" | ", t.columns())).append(" |\n");
+    s.append("|").append("---|".repeat(t.columns().size())).append('\n');
+    for (List<String> r : t.rows()) {
+      s.append("| ").append(String.join(" | ", r)).append(" |\n");
+    }
+    return s.toString();
+  }
+
+  /** The rows as CSV, one line per cell. */
+  public String csv() {
+    StringBuilder s = new StringBuilder(
+        "scenario,variant,target,policy,default_policy,threads,ops_per_sec,p50_us,p99_us,p999_us,operations,seconds\n");
+    for (CellResult r : result.rows()) {
+      s.append(String.join(",", r.scenario(), r.variant(), r.target(), r.policy() == null ? "" : r.policy(),
+          Boolean.toString(r.isDefaultPolicy()), Integer.toString(r.threads()), num(r.opsPerSec()), num(r.p50Micros()),
+          num(r.p99Micros()), num(r.p999Micros()), Long.toString(r.operations()), num(r.seconds()))).append('\n');
+    }
+    return s.toString();
+  }
+
+  /**
+   * One JSON object: {@code {"started", "seconds", "options":{…}, "machine":{…}, "targets":{name:how},
+   * "skipped":{name:why}, "peakRssBytes":{scenario:bytes}, "cacheBytes", "loadAfter", "verdicts":[…],
+   * "rows":[{scenario, variant, target, policy, defaultPolicy, threads, opsPerSec, p50Micros, p99Micros,
+   * p999Micros, operations, seconds}]}}; NaN latencies are null.
+   */
+  public String json() {
+    SuiteOptions o = result.options();
+    StringBuilder s = new StringBuilder("{");
+    s.append("\"started\":").append(str(result.started().toString()));
+    s.append(",\"seconds\":").append(num(result.took().toMillis() / 1000.0));
+    s.append(",\"options\":{\"scenarios\":").append(list(o.scenarios(), SuiteReport::str))
+        .append(",\"threads\":").append(list(o.threads(), String::valueOf))
+        .append(",\"secondsPerCell\":").append(num(o.perCell().toMillis() / 1000.0))
+        .append(",\"slices\":").append(o.slices())
+        .append(",\"warmupSeconds\":").append(num(o.warmup().toMillis() / 1000.0))
+        .append(",\"imageBytes\":").append(o.imageSize()).append('}');
+    s.append(",\"machine\":").append(map(result.machine().facts(), SuiteReport::str));
+    s.append(",\"targets\":").append(map(result.targets(), SuiteReport::str));
+    s.append(",\"skipped\":").append(map(result.skipped(), SuiteReport::str));
+    s.append(",\"peakRssBytes\":").append(map(result.peakRssBytes(), v -> v < 0 ? "null" : v.toString()));
+    s.append(",\"cacheBytes\":").append(result.cacheBytes());
+    s.append(",\"loadAfter\":").append(str(result.loadAfter()));
+    s.append(",\"verdicts\":").append(list(verdicts(), SuiteReport::str));
+    s.append(",\"rows\":").append(list(result.rows(), r -> "{\"scenario\":" + str(r.scenario()) + ",\"variant\":"
+        + str(r.variant()) + ",\"target\":" + str(r.target()) + ",\"policy\":" + (r.policy() == null ? "null" : str(r.policy()))
+        + ",\"defaultPolicy\":" + r.isDefaultPolicy() + ",\"threads\":" + r.threads() + ",\"opsPerSec\":"
+        + jnum(r.opsPerSec()) + ",\"p50Micros\":" + jnum(r.p50Micros()) + ",\"p99Micros\":" + jnum(r.p99Micros())
+        + ",\"p999Micros\":" + jnum(r.p999Micros()) + ",\"operations\":" + r.operations() + ",\"seconds\":"
+        + jnum(r.seconds()) + "}"));
+    return s.append("}\n").toString();
+  }
+
+  private static <T> String list(List<T> items, Function<T, String> f) {
+    List<String> parts = new ArrayList<>();
+    items.forEach(i -> parts.add(f.apply(i)));
+    return "[" + String.join(",", parts) + "]";
+  }
+
+  private static <V> String map(Map<String, V> m, Function<V, String> f) {
+    List<String> parts = new ArrayList<>();
+    new LinkedHashMap<>(m).forEach((k, v) -> parts.add(str(k) + ":" + f.apply(v)));
+    return "{" + String.join(",", parts) + "}";
+  }
+
+  static String str(String v) {
+    StringBuilder s = new StringBuilder("\"");
+    for (char c : v.toCharArray()) {
+      switch (c) {
+        case '"' -> s.append("\\\"");
+        case '\\' -> s.append("\\\\");
+        case '\n' -> s.append("\\n");
+        case '\r' -> s.append("\\r");
+        case '\t' -> s.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            s.append(String.format("\\u%04x", (int) c));
+          } else {
+            s.append(c);
+          }
+        }
+      }
+    }
+    return s.append('"').toString();
+  }
+
+  private static String jnum(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "null" : num(v);
+  }
+
+  private static String num(double v) {
+    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  static String count(double v) {
+    return String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  static String fixed2(double v) {
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+}
