@@ -30,10 +30,12 @@ import picocli.CommandLine.Parameters;
     description = {"Run the benchmark suite: each scenario on ext4j in-process, through its FUSE mount, on the kernel's "
         + "ext4 (a loop mount of an identical image, and the host directory), on fuse2fs, and fio's device bound, "
         + "side by side in one run, rows interleaved in slices. Targets that need root or a missing tool are "
-        + "skipped and the report says so. Scenarios: fsync (dio, committed-check, metadata and populate are not "
+        + "skipped and the report says so. Scenarios: fsync, dio (committed-check, metadata and populate are not "
         + "implemented yet).",
-        "Defaults (about two minutes as root, one without): fsync at 1, 4 and 16 threads, 1 s per cell in two "
-            + "slices, 256 MiB images under ./ext4j-bench-work (removed afterwards), the report in ./bench-report."},
+        "Defaults (about two minutes as root): both, fsync at 1, 4 and 16 threads, dio at 4k and 1m, 0.5 s per "
+            + "cell in two slices, 256 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
+            + "./bench-report. The full run: --threads 1,2,4,8,16,32,64 --block-sizes 4k,16k,64k,512k,1m --seconds 6 "
+            + "--slices 3 --warmup 0.5."},
     subcommands = {BenchJournalCommand.class})
 public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "Scenarios to run (default: every implemented one).")
@@ -43,7 +45,11 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Thread counts (default: ${DEFAULT-VALUE}; the full run: 1,2,4,8,16,32,64).")
   List<Integer> threads;
 
-  @Option(names = "--seconds", paramLabel = "S", defaultValue = "1",
+  @Option(names = "--block-sizes", split = ",", paramLabel = "SIZE[,SIZE...]", defaultValue = "4k,1m",
+      description = "Block sizes of the dio scenario, multiples of 4k (default: ${DEFAULT-VALUE}).")
+  List<String> blockSizes;
+
+  @Option(names = "--seconds", paramLabel = "S", defaultValue = "0.5",
       description = "Measured seconds per cell, split over the slices (default: ${DEFAULT-VALUE}).")
   double seconds;
 
@@ -51,7 +57,7 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Interleaved slices per cell (default: ${DEFAULT-VALUE}).")
   int slices;
 
-  @Option(names = "--warmup", paramLabel = "S", defaultValue = "0.2",
+  @Option(names = "--warmup", paramLabel = "S", defaultValue = "0.1",
       description = "Unmeasured seconds before each slice (default: ${DEFAULT-VALUE}).")
   double warmup;
 
@@ -82,8 +88,16 @@ public final class BenchCommand implements Callable<Integer> {
     if (seconds <= 0 || warmup < 0 || !Double.isFinite(seconds) || !Double.isFinite(warmup)) {
       throw new CliException("--seconds must be positive and --warmup not negative");
     }
+    List<Integer> sizes = new java.util.ArrayList<>();
+    for (String b : blockSizes) {
+      long v = MkfsCommand.parseSize(b, null)[0];
+      if (v > Integer.MAX_VALUE) {
+        throw new CliException("--block-sizes " + b + ": too large");
+      }
+      sizes.add((int) v);
+    }
     SuiteOptions o = new SuiteOptions(scenarios == null || scenarios.isEmpty() ? SuiteOptions.IMPLEMENTED : scenarios, threads,
-        Duration.ofMillis(Math.round(seconds * 1000)), slices, Duration.ofMillis(Math.round(warmup * 1000)), size, work, out,
+        sizes, Duration.ofMillis(Math.round(seconds * 1000)), slices, Duration.ofMillis(Math.round(warmup * 1000)), size, work, out,
         keep);
     PrintWriter stdout = spec.commandLine().getOut();
     PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true,
@@ -109,8 +123,12 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public void started(int slices) {
-      bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(slices).setStyle(ProgressBarStyle.ASCII)
-          .setUpdateIntervalMillis(200).continuousUpdate().build();
+      if (bar == null) {
+        bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(slices).setStyle(ProgressBarStyle.ASCII)
+            .setUpdateIntervalMillis(200).continuousUpdate().build();
+      } else {
+        bar.maxHint(bar.getMax() + slices);
+      }
     }
 
     @Override

@@ -116,7 +116,8 @@ public final class Ext4FileSystem implements AutoCloseable {
    *     read at open fails its checks (naming the structure and where)
    */
   public static Ext4FileSystem open(Path image, Ext4Options options) throws IOException {
-    FileBlockDevice dev = FileBlockDevice.open(image, blockSizeOf(image), FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()));
+    FileBlockDevice dev = FileBlockDevice.open(image, blockSizeOf(image), FileBlockDevice.Options.defaults().withReadOnly(options.readOnly())
+        .withDirect(options.directDevice()));
     try {
       if (!options.readOnly()) {
         dev.lockExclusive(); // one writer per image; read-only opens (like debugfs) are not refused

@@ -18,9 +18,13 @@ import java.util.function.IntSupplier;
  * @param bulkLoad write metadata through the cache without the journal, written back at close —
  *     for filling a new image (mkfs -d): much faster, but a crash before {@code close} leaves the
  *     image unusable (default false; the journal must be empty)
+ * @param directDevice open an image file with {@code O_DIRECT} ({@link Ext4FileSystem#open(java.nio.file.Path,
+ *     Ext4Options)}): every read and write of it bypasses the host's page cache, as a file system on
+ *     a block device sees its disk, so the engine's direct I/O is direct down to the device (default
+ *     false; the host file system must support O_DIRECT, which tmpfs does not)
  */
 public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBytes, int inodeCacheSize,
-    DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad) {
+    DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad, boolean directDevice) {
 
   public Ext4Options {
     Objects.requireNonNull(journal, "journal");
@@ -53,6 +57,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     b.clock = clock;
     b.generations = generations;
     b.bulkLoad = bulkLoad;
+    b.directDevice = directDevice;
     return b;
   }
 
@@ -66,6 +71,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     private FsClock clock = FsClock.system();
     private IntSupplier generations = new java.security.SecureRandom()::nextInt;
     private boolean bulkLoad;
+    private boolean directDevice;
 
     private Builder() {}
 
@@ -104,6 +110,11 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
       return this;
     }
 
+    public Builder directDevice(boolean v) {
+      directDevice = v;
+      return this;
+    }
+
     public Builder bulkLoad(boolean v) {
       bulkLoad = v;
       return this;
@@ -113,7 +124,8 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
       if (bulkLoad && readOnly) {
         throw new IllegalArgumentException("bulkLoad writes; it cannot be read-only");
       }
-      return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations, bulkLoad);
+      return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations, bulkLoad,
+          directDevice);
     }
   }
 }

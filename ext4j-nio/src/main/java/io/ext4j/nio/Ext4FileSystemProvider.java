@@ -58,10 +58,18 @@ import java.util.Set;
  *       {@code mkfs.ext4} would) first, of {@code size} bytes (a number, or with k/m/g/t:
  *       "64m"; default 64 MiB) and {@code blockSize} 1024, 2048 or 4096 (default: mke2fs's choice).
  *   <li>{@code cacheBytes} (a number, default the engine's 64 MiB): the engine's block cache.
+ *   <li>{@code directDevice} (default false): open the image file with O_DIRECT, bypassing the
+ *       host's page cache, so {@code ExtendedOpenOption.DIRECT} is direct down to the disk.
  *   <li>{@code commitInterval} (a duration: 5s, 500ms, PT5S, or milliseconds; default 5 s): how long
  *       the journal lets a transaction run before it commits it without being asked.
  *   <li>{@code batchingPolicy} (a name of {@link io.ext4j.jbd2.BatchingPolicies}, default adaptive),
  *       {@code minBatchTime}, {@code maxBatchTime}: how synchronous commits are batched.
+ *   <li>The strategies the benchmark compares, each an enum constant's name in any case, with
+ *       {@code -} for {@code _} (or the constant itself): {@code dioLocking} ({@link
+ *       io.ext4j.fs.DioLocking}: always-exclusive, shared-overwrite, shared-with-unwritten, the
+ *       default), {@code committedCheck} ({@link io.ext4j.jbd2.CommittedCheck}: lock-free, the
+ *       default, or state-lock) and {@code writeAccessPath} ({@link io.ext4j.jbd2.WriteAccessPath}:
+ *       lock-free-fast-path, the default, or always-locked).
  * </ul>
  * Other keys are refused (IllegalArgumentException naming them): a misspelled key would otherwise
  * open the image in a way the caller did not ask for.
@@ -74,8 +82,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   /** The URI scheme. */
   public static final String SCHEME = "ext4";
 
-  private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "commitInterval",
-      "batchingPolicy", "minBatchTime", "maxBatchTime");
+  private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "commitInterval",
+      "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath");
   private final Map<Path, Ext4NioFileSystem> open = new HashMap<>(); // guarded by this
 
   /** The provider the service loader makes (and tests may make their own). */
@@ -134,7 +142,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     if (open.containsKey(real)) {
       throw new FileSystemAlreadyExistsException(real.toString());
     }
-    Ext4Options.Builder o = Ext4Options.builder().readOnly(flag(env, "readOnly"));
+    Ext4Options.Builder o = Ext4Options.builder().readOnly(flag(env, "readOnly")).directDevice(flag(env, "directDevice"));
     if (env.containsKey("cacheBytes")) {
       o.cacheBytes(size(env.get("cacheBytes"), "cacheBytes"));
     }
@@ -152,6 +160,15 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       Object v = env.get("batchingPolicy");
       j.batchingPolicy(v instanceof io.ext4j.jbd2.BatchingPolicy b ? b : io.ext4j.jbd2.BatchingPolicies.byName(v.toString()));
     }
+    if (env.containsKey("committedCheck")) {
+      j.committedCheck(constant(env, "committedCheck", io.ext4j.jbd2.CommittedCheck.class));
+    }
+    if (env.containsKey("writeAccessPath")) {
+      j.writeAccessPath(constant(env, "writeAccessPath", io.ext4j.jbd2.WriteAccessPath.class));
+    }
+    if (env.containsKey("dioLocking")) {
+      o.dioLocking(constant(env, "dioLocking", io.ext4j.fs.DioLocking.class));
+    }
     o.journal(j.build());
     Ext4NioFileSystem fs = new Ext4NioFileSystem(this, real, Ext4FileSystem.open(real, o.build()));
     open.put(real, fs);
@@ -160,6 +177,25 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
 
   synchronized void closed(Ext4NioFileSystem fs) {
     open.remove(fs.image(), fs);
+  }
+
+  /** An enum option: the constant itself, or its name in any case with '-' for '_'. */
+  private static <E extends Enum<E>> E constant(Map<String, ?> env, String key, Class<E> type) {
+    Object v = env.get(key);
+    if (type.isInstance(v)) {
+      return type.cast(v);
+    }
+    String name = String.valueOf(v).strip().replace('-', '_').toUpperCase(java.util.Locale.ROOT);
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equals(name)) {
+        return e;
+      }
+    }
+    java.util.List<String> known = new java.util.ArrayList<>();
+    for (E e : type.getEnumConstants()) {
+      known.add(e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+    }
+    throw new IllegalArgumentException("option '" + key + "' must be one of " + known + ", not '" + v + "'");
   }
 
   private static boolean flag(Map<String, ?> env, String key) {

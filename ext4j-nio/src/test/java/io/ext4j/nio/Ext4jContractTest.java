@@ -69,6 +69,13 @@ class Ext4jContractTest extends NioContract {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commitIntervall");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> FileSystems.newFileSystem(uri, Map.of("batchingPolicy", "fastest")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fastest");
+    try (FileSystem other = FileSystems.newFileSystem(uri, Map.of("dioLocking", "always-exclusive", "committedCheck", "STATE_LOCK",
+        "writeAccessPath", io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED))) {
+      assertThat(Files.readString(other.getPath("/f"))).isEqualTo("y");
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FileSystems.newFileSystem(uri, Map.of("dioLocking", "shared")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'dioLocking' must be one of [always-exclusive, shared-overwrite, shared-with-unwritten], not 'shared'");
     Files.delete(img);
   }
 

@@ -20,6 +20,7 @@ import java.util.Map;
 public final class BenchSuite {
   /** Told how far the run is; called on the coordinating thread. */
   public interface Listener {
+    /** A scenario with {@code slices} more slices to run begins. */
     void started(int slices);
 
     void slice(String cell);
@@ -42,69 +43,90 @@ public final class BenchSuite {
 
   private BenchSuite() {}
 
-  /** Runs {@code o}; {@code log} gets one line per phase. A cell that fails ends the run with an IOException naming it. */
+  private static Scenario scenario(String name) {
+    return switch (name) {
+      case FsyncScenario.NAME -> new FsyncScenario();
+      case DioScenario.NAME -> new DioScenario();
+      default -> throw new UnsupportedOperationException("scenario '" + name + "' is not implemented yet (issue 10)");
+    };
+  }
+
+  /**
+   * Runs {@code o}; {@code log} gets one line per phase. A cell that fails (a target refusing an
+   * operation) stops running and is reported with the reason; making the targets or preparing a
+   * scenario's files failing ends the run with the IOException.
+   */
   public static SuiteResult run(SuiteOptions o, PrintStream log, Listener progress) throws IOException {
     Instant started = Instant.now();
     long t0 = System.nanoTime();
-    Machine machine = Machine.describe(o.work());
+    Path work = o.work().toAbsolutePath().normalize();
+    if (Files.exists(work)) {
+      throw new IOException(work + ": already exists (a previous run's work directory? remove it, or choose another with --work)");
+    }
+    List<Scenario> scenarios = o.scenarios().stream().map(BenchSuite::scenario).toList();
+    Machine machine = Machine.describe(work);
     Map<String, Long> peaks = new LinkedHashMap<>();
     List<CellResult> rows = new ArrayList<>();
-    Map<String, String> made = new LinkedHashMap<>();
-    Map<String, String> skipped;
-    try (Targets targets = Targets.setUp(o, o.scenarios().contains(FsyncScenario.NAME), log)) {
-      for (Target t : targets.list()) {
-        made.put(t.name(), t.description());
-      }
-      skipped = targets.skipped();
-      skipped.forEach((name, why) -> log.println("bench: " + name + " skipped: " + why));
-      Path fioDir = null;
+    Map<String, Map<String, String>> made = new LinkedHashMap<>();
+    Map<String, String> skipped = new LinkedHashMap<>();
+    Files.createDirectories(work);
+    try {
+      Path scratch = null;
       if (Host.has("fio")) {
-        fioDir = Files.createDirectories(o.work().toAbsolutePath().resolve("fio"));
+        scratch = Files.createDirectories(work.resolve("fio"));
       } else {
-        skipped = new LinkedHashMap<>(skipped);
         skipped.put(FioBound.TARGET, "fio is not installed: no device bound");
       }
-      List<List<Cell>> plan = new ArrayList<>();
-      int total = 0;
-      for (String s : o.scenarios()) {
-        List<Cell> cells = switch (s) {
-          case FsyncScenario.NAME -> FsyncScenario.cells(targets, o, fioDir);
-          default -> throw new UnsupportedOperationException("scenario '" + s + "' is not implemented yet (issue 10)");
-        };
-        plan.add(cells);
-        total += cells.size() * o.slices();
-      }
-      progress.started(total);
       try {
-        runPlan(o, plan, log, progress, peaks, rows);
+        for (Scenario s : scenarios) {
+          try (Targets targets = Targets.setUp(work.resolve(s.name()), o.imageSize(), s.knobs(), s.direct(), o.keep(), log)) {
+            Map<String, String> here = new LinkedHashMap<>();
+            targets.list().forEach(t -> here.put(t.name(), t.description()));
+            made.put(s.name(), here);
+            targets.skipped().forEach((name, why) -> {
+              if (skipped.putIfAbsent(name, why) == null) {
+                log.println("bench: " + name + " skipped: " + why);
+              }
+            });
+            runScenario(s, o, targets, scratch, log, progress, peaks, rows);
+          }
+        }
       } finally {
         progress.finished();
+      }
+    } finally {
+      if (!o.keep()) {
+        Targets.deleteTree(work);
       }
     }
     return new SuiteResult(o, machine, made, skipped, rows, peaks, Ext4Options.defaults().cacheBytes(), started,
         Duration.ofNanos(System.nanoTime() - t0), Machine.loadAverage());
   }
 
-  private static void runPlan(SuiteOptions o, List<List<Cell>> plan, PrintStream log, Listener progress,
+  /**
+   * Prepares one scenario on its targets and runs its cells slice by slice (every cell's first
+   * slice, then every cell's second, …).
+   */
+  private static void runScenario(Scenario s, SuiteOptions o, Targets targets, Path scratch, PrintStream log, Listener progress,
       Map<String, Long> peaks, List<CellResult> rows) throws IOException {
-    for (int i = 0; i < plan.size(); i++) {
-      String scenario = o.scenarios().get(i);
-      log.printf("bench: %s, %d cells × %d slices of %d ms%n", scenario, plan.get(i).size(), o.slices(), o.window().toMillis());
-      boolean resettable = Host.resetPeakRss();
-      for (int slice = 0; slice < o.slices(); slice++) {
-        for (Cell c : plan.get(i)) {
-          progress.slice(c.toString());
-          try {
-            c.runSlice(o.warmup(), o.window());
-          } catch (Exception e) {
-            throw new IOException("bench " + c + ": " + e, e);
-          }
-        }
+    log.printf("bench: %s: preparing%n", s.name());
+    boolean resettable = Host.resetPeakRss();
+    List<Cell> cells = s.plan(targets, o, scratch);
+    log.printf("bench: %s: %d cells × %d slices of %d ms%n", s.name(), cells.size(), o.slices(), o.window().toMillis());
+    progress.started(cells.size() * o.slices());
+    for (int slice = 0; slice < o.slices(); slice++) {
+      for (Cell c : cells) {
+        progress.slice(c.toString());
+        c.runSlice(o.warmup(), o.window());
       }
-      peaks.put(scenario, resettable || i == 0 ? Host.peakRss() : -1L);
-      for (Cell c : plan.get(i)) {
-        rows.add(c.result());
+    }
+    peaks.put(s.name(), resettable || peaks.isEmpty() ? Host.peakRss() : -1L);
+    for (Cell c : cells) {
+      CellResult r = c.result();
+      if (r.failure() != null) {
+        log.println("bench: " + c + " failed: " + r.failure());
       }
+      rows.add(r);
     }
   }
 }

@@ -5,62 +5,93 @@ import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
 /**
- * One measured thing: a scenario's variant on one target at one thread count. Its time is measured
- * in slices ({@link Body#run} once per slice); the cell adds them up. Owned by the suite's
+ * One measured thing: a scenario's variant on one target at one thread count (and block size). Its
+ * time is measured in slices ({@link Body#run} once per slice); the cell adds them up. A slice that
+ * throws fails the cell: it runs no more slices and the report shows why. Owned by the suite's
  * coordinating thread (no other thread touches the sums).
  */
 final class Cell {
   /** Runs one slice: an unmeasured warmup, then the measured window. */
   @FunctionalInterface
   interface Body {
-    TimedRun.Result run(Duration warmup, Duration window) throws Exception;
+    Slice run(Duration warmup, Duration window) throws Exception;
+  }
+
+  /**
+   * What one slice measured: {@code latency} per operation (null where a tool measured, as fio),
+   * else the tool's own mean latency in {@code toolMeanMicros}.
+   */
+  record Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros) {
+    static Slice of(TimedRun.Result r) {
+      return new Slice(r.operations(), r.windowNanos(), r.latencyNanos(), Double.NaN);
+    }
   }
 
   final String scenario;
   final String variant;
   final String target;
-  final String policy; // null unless the engine in-process
-  final boolean isDefaultPolicy;
+  final String setting; // the strategy value an in-process row ran with (policy, locking), else null
+  final boolean isDefault; // setting is the engine's default
   final int threads;
+  final int bytesPerOp;
   private final Body body;
   private final Histogram latency = new Histogram(3);
   private long operations;
   private long nanos;
-  private boolean hasLatency;
+  private double toolMeanWeighted; // Σ mean × operations over the tool's slices
+  private long toolOperations;
+  private String failure;
 
-  Cell(String scenario, String variant, String target, String policy, boolean isDefaultPolicy, int threads, Body body) {
+  Cell(String scenario, String variant, String target, String setting, boolean isDefault, int threads, int bytesPerOp, Body body) {
     this.scenario = scenario;
     this.variant = variant;
     this.target = target;
-    this.policy = policy;
-    this.isDefaultPolicy = isDefaultPolicy;
+    this.setting = setting;
+    this.isDefault = isDefault;
     this.threads = threads;
+    this.bytesPerOp = bytesPerOp;
     this.body = body;
   }
 
-  void runSlice(Duration warmup, Duration window) throws Exception {
-    TimedRun.Result r = body.run(warmup, window);
-    if (r.latencyNanos().getTotalCount() > 0) {
-      latency.add(r.latencyNanos());
-      hasLatency = true;
+  /** Runs one more slice, unless an earlier one failed. */
+  void runSlice(Duration warmup, Duration window) {
+    if (failure != null) {
+      return;
     }
-    operations += r.operations();
-    nanos += r.windowNanos();
+    Slice s;
+    try {
+      s = body.run(warmup, window);
+    } catch (Exception e) {
+      failure = e.getMessage() != null ? e.getMessage() : e.toString();
+      return;
+    }
+    if (s.latency() != null) {
+      latency.add(s.latency());
+    } else if (!Double.isNaN(s.toolMeanMicros())) {
+      toolMeanWeighted += s.toolMeanMicros() * s.operations();
+      toolOperations += s.operations();
+    }
+    operations += s.operations();
+    nanos += s.windowNanos();
   }
 
   /** The cell's figures over all its slices. */
   CellResult result() {
     double rate = nanos == 0 ? 0 : operations * 1e9 / nanos;
-    return new CellResult(scenario, variant, target, policy, isDefaultPolicy, threads, rate, micros(50), micros(99),
-        micros(99.9), operations, nanos / 1e9);
+    boolean perOp = latency.getTotalCount() > 0;
+    double mean = perOp ? latency.getMean() / 1000.0 : toolOperations > 0 ? toolMeanWeighted / toolOperations : Double.NaN;
+    return new CellResult(scenario, variant, target, setting, isDefault, threads, bytesPerOp, rate, mean,
+        perOp ? micros(50) : Double.NaN, perOp ? micros(99) : Double.NaN, perOp ? micros(99.9) : Double.NaN, operations,
+        nanos / 1e9, failure);
   }
 
   private double micros(double percentile) {
-    return hasLatency ? latency.getValueAtPercentile(percentile) / 1000.0 : Double.NaN;
+    return latency.getValueAtPercentile(percentile) / 1000.0;
   }
 
   @Override
   public String toString() {
-    return scenario + "/" + variant + " on " + target + " at " + threads + (threads == 1 ? " thread" : " threads");
+    return scenario + "/" + variant + (bytesPerOp > 0 && !scenario.equals(FsyncScenario.NAME) ? " " + (bytesPerOp >> 10) + "k" : "")
+        + " on " + target + " at " + threads + (threads == 1 ? " thread" : " threads");
   }
 }

@@ -1,9 +1,12 @@
 package io.ext4j.bench.suite;
 
 import io.ext4j.bench.TimedRun;
+import io.ext4j.jbd2.BatchingPolicies;
+import io.ext4j.jbd2.BatchingPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -11,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -29,29 +33,51 @@ import java.util.Set;
  * Every counted operation returned only once its 4 KiB (and the new size) were durable. Each slice
  * opens its files truncated, so an image never holds more than one slice's appends.
  */
-final class FsyncScenario {
+final class FsyncScenario implements Scenario {
   static final String NAME = "fsync";
+  static final String KNOB = "batchingPolicy";
   static final List<String> VARIANTS = List.of("fsync", "fdatasync", "osync", "odsync", "many-files");
   static final int BLOCK = 4096;
   static final int MANY = 8;
 
-  private FsyncScenario() {}
+  @Override
+  public String name() {
+    return NAME;
+  }
 
-  /** The cells: every variant × thread count × target (non-default policies only in {@code fsync}), plus fio's bound for {@code fdatasync}. */
-  static List<Cell> cells(Targets targets, SuiteOptions o, Path fioDir) {
+  /** Every batching policy besides the default. */
+  @Override
+  public Map<String, List<String>> knobs() {
+    List<String> others = new ArrayList<>();
+    for (BatchingPolicy p : BatchingPolicies.all()) {
+      if (p != BatchingPolicies.defaultPolicy()) {
+        others.add(p.name());
+      }
+    }
+    return Map.of(KNOB, others);
+  }
+
+  /** Every variant × thread count × target (the other policies only in {@code fsync}), plus fio's bound for {@code fdatasync}. */
+  @Override
+  public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
+    String dflt = BatchingPolicies.defaultPolicy().name();
+    Path fioDir = scratch == null ? null : Files.createDirectories(scratch.resolve("fsync"));
     List<Cell> cells = new ArrayList<>();
     for (String variant : VARIANTS) {
       for (int threads : o.threads()) {
         for (Target t : targets.list()) {
-          if (t.inProcess() && !t.isDefaultPolicy() && !variant.equals("fsync")) {
+          if (!t.servesKnob(KNOB) || (t.knob() != null && !variant.equals("fsync"))) {
             continue;
           }
-          cells.add(new Cell(NAME, variant, t.name(), t.policy(), t.isDefaultPolicy(), threads,
-              (warmup, window) -> slice(t.dir(), variant, threads, warmup, window)));
+          Path dir = Files.createDirectories(t.dir().resolve(NAME));
+          String setting = Scenario.setting(t, KNOB, dflt);
+          cells.add(new Cell(NAME, variant, t.name(), setting, dflt.equals(setting), threads, BLOCK,
+              (warmup, window) -> Cell.Slice.of(slice(dir, variant, threads, warmup, window))));
         }
         if (variant.equals("fdatasync") && fioDir != null) {
-          cells.add(new Cell(NAME, variant, FioBound.TARGET, null, false, threads,
-              (warmup, window) -> FioBound.run(fioDir, threads, warmup, window)));
+          cells.add(new Cell(NAME, variant, FioBound.TARGET, null, false, threads, BLOCK,
+              (warmup, window) -> FioBound.run(List.of("--directory=" + fioDir, "--rw=write", "--bs=4k", "--size=4m",
+                  "--fdatasync=1", "--numjobs=" + threads, "--filename_format=bound.$jobnum"), false, warmup, window)));
         }
       }
     }
@@ -99,26 +125,7 @@ final class FsyncScenario {
       failure = t;
       throw t;
     } finally {
-      closeAll(opened, failure);
-    }
-  }
-
-  /** Closes every channel; a failure to close is thrown, or added to {@code failure} when there is one. */
-  private static void closeAll(List<FileChannel> channels, Throwable failure) throws IOException {
-    IOException first = null;
-    for (FileChannel ch : channels) {
-      try {
-        ch.close();
-      } catch (IOException e) {
-        if (failure != null) {
-          failure.addSuppressed(e);
-        } else if (first == null) {
-          first = e;
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
+      Channels.closeAll(opened, failure);
     }
   }
 }

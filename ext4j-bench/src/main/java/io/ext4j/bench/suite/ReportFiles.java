@@ -37,8 +37,9 @@ public final class ReportFiles {
     for (String[] v : report.variants()) {
       List<CellResult> rows = report.rowsOf(v[0], v[1]);
       String base = v[0] + "-" + v[1];
-      written.addAll(save(throughput(v[0], v[1], rows), charts.resolve(base)));
-      CategoryChart lat = latency(v[0], v[1], rows);
+      boolean dio = v[0].equals(DioScenario.NAME);
+      written.addAll(save(dio ? perBlockSize(v[1], rows, false) : throughput(v[0], v[1], rows), charts.resolve(base)));
+      CategoryChart lat = dio ? perBlockSize(v[1], rows, true) : latency(v[0], v[1], rows);
       if (lat != null) {
         written.addAll(save(lat, charts.resolve(base + "-latency")));
       }
@@ -71,6 +72,25 @@ public final class ReportFiles {
       if (t.startsWith("kernel") || t.equals(FioBound.TARGET)) {
         s.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
       }
+    }
+    return c;
+  }
+
+  /** A dio operation: per block size, a bar per target: IOPS, or with {@code latency} the mean latency. */
+  static CategoryChart perBlockSize(String variant, List<CellResult> rows, boolean latency) {
+    CategoryChart c = new CategoryChartBuilder().width(1000).height(520)
+        .title("dio / " + variant + ": " + (latency ? "mean latency" : "operations/s") + ", " + DioScenario.THREADS + " threads")
+        .xAxisTitle("block size").yAxisTitle(latency ? "microseconds" : "operations/s").build();
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
+    List<Integer> sizes = rows.stream().map(CellResult::bytesPerOp).distinct().toList();
+    List<String> labels = sizes.stream().map(SuiteReport::size).toList();
+    for (String t : SuiteReport.targetsOf(rows)) {
+      List<Number> ys = new ArrayList<>();
+      for (int bs : sizes) {
+        ys.add(rows.stream().filter(r -> r.target().equals(t) && r.bytesPerOp() == bs && r.failure() == null)
+            .map(r -> latency ? (Double.isNaN(r.meanMicros()) ? 0.0 : r.meanMicros()) : r.opsPerSec()).findFirst().orElse(0.0));
+      }
+      c.addSeries(t, labels, ys);
     }
     return c;
   }
@@ -114,9 +134,17 @@ public final class ReportFiles {
     facts.forEach((k, v) -> s.append("<tr><th>").append(esc(k)).append("</th><td>").append(esc(v)).append("</td></tr>"));
     s.append("<tr><th>load average after</th><td>").append(esc(r.loadAfter())).append("</td></tr></table>\n");
     s.append("<h2>Targets</h2>\n<table>");
-    r.targets().forEach((k, v) -> s.append("<tr><th>").append(esc(k)).append("</th><td>").append(esc(v)).append("</td></tr>"));
+    r.targets().forEach((sc, m) -> m.forEach((k, v) -> s.append("<tr><th>").append(esc(sc + ": " + k)).append("</th><td>")
+        .append(esc(v)).append("</td></tr>")));
     r.skipped().forEach((k, v) -> s.append("<tr><th>").append(esc(k)).append("</th><td>skipped: ").append(esc(v)).append("</td></tr>"));
     s.append("</table>\n");
+    List<CellResult> failed = r.rows().stream().filter(x -> x.failure() != null).toList();
+    if (!failed.isEmpty()) {
+      s.append("<h2>Failed cells</h2>\n<ul>");
+      failed.forEach(x -> s.append("<li>").append(esc(x.scenario() + "/" + x.variant() + " " + SuiteReport.size(x.bytesPerOp())
+          + " on " + x.target() + ": " + x.failure())).append("</li>"));
+      s.append("</ul>\n");
+    }
     List<String> verdicts = report.verdicts();
     if (!verdicts.isEmpty()) {
       s.append("<h2>Targets of the suite</h2>\n<ul>");
@@ -125,8 +153,8 @@ public final class ReportFiles {
     }
     for (String[] c : charts) {
       SuiteReport.Table t = report.table(c[0], c[1]);
-      s.append("<h2>").append(esc(c[0] + " / " + c[1])).append("</h2>\n<p>").append(esc(SuiteReport.describe(c[1])))
-          .append("; operations per second.</p>\n<table><tr>");
+      s.append("<h2>").append(esc(c[0] + " / " + c[1])).append("</h2>\n<p>").append(esc(SuiteReport.describe(c[0], c[1])))
+          .append(".</p>\n<table><tr>");
       t.columns().forEach(h -> s.append("<th>").append(esc(h)).append("</th>"));
       s.append("</tr>");
       for (List<String> row : t.rows()) {

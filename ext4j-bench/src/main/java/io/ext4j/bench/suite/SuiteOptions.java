@@ -10,6 +10,7 @@ import java.util.Objects;
  *
  * @param scenarios the scenarios, in order (names from {@link #SCENARIOS})
  * @param threads the thread counts of every scenario that has them
+ * @param blockSizes the block sizes of the {@code dio} scenario, in bytes (multiples of 4096)
  * @param perCell measured time per cell (variant × target × thread count), split over {@code slices}
  * @param slices how many interleaved slices each cell's time is split into: every cell runs its
  *     first slice before any runs its second, so drift on a shared machine falls on every cell alike
@@ -19,18 +20,25 @@ import java.util.Objects;
  * @param out where the report goes: CSV, JSON, charts and index.html
  * @param keep keep {@code work} afterwards
  */
-public record SuiteOptions(List<String> scenarios, List<Integer> threads, Duration perCell, int slices, Duration warmup,
+public record SuiteOptions(List<String> scenarios, List<Integer> threads, List<Integer> blockSizes, Duration perCell, int slices, Duration warmup,
     long imageSize, Path work, Path out, boolean keep) {
 
   /** Every scenario of the suite, in the order a full run takes them. */
   public static final List<String> SCENARIOS = List.of("fsync", "dio", "committed-check", "metadata", "populate");
 
   /** The scenarios this build can run; the others are refused with a message naming them. */
-  public static final List<String> IMPLEMENTED = List.of("fsync");
+  public static final List<String> IMPLEMENTED = List.of("fsync", "dio");
+
+  /** The block sizes of the 2019 DIO RFC's table; the full run's. */
+  public static final List<Integer> ALL_BLOCK_SIZES = List.of(4 << 10, 16 << 10, 64 << 10, 512 << 10, 1 << 20);
 
   public SuiteOptions {
     scenarios = List.copyOf(scenarios);
     threads = List.copyOf(threads);
+    blockSizes = List.copyOf(blockSizes);
+    if (blockSizes.isEmpty() || blockSizes.stream().anyMatch(b -> b < 4096 || b > (16 << 20) || b % 4096 != 0)) {
+      throw new IllegalArgumentException("block sizes must be multiples of 4 KiB up to 16 MiB, not " + blockSizes);
+    }
     Objects.requireNonNull(perCell, "perCell");
     Objects.requireNonNull(warmup, "warmup");
     Objects.requireNonNull(work, "work");
@@ -58,10 +66,13 @@ public record SuiteOptions(List<String> scenarios, List<Integer> threads, Durati
     }
   }
 
-  /** The Quick start's run: every implemented scenario at 1, 4 and 16 threads, 1 s per cell in 2 slices; about two minutes as root. */
+  /**
+   * The Quick start's run: every implemented scenario, fsync at 1, 4 and 16 threads, dio at 4 KiB and
+   * 1 MiB, 0.5 s per cell in 2 slices after 0.1 s of warmup each; about two minutes as root.
+   */
   public static SuiteOptions defaults() {
-    return new SuiteOptions(IMPLEMENTED, List.of(1, 4, 16), Duration.ofSeconds(1), 2, Duration.ofMillis(200), 256L << 20,
-        Path.of("ext4j-bench-work"), Path.of("bench-report"), false);
+    return new SuiteOptions(IMPLEMENTED, List.of(1, 4, 16), List.of(4 << 10, 1 << 20), Duration.ofMillis(500), 2,
+        Duration.ofMillis(100), 256L << 20, Path.of("ext4j-bench-work"), Path.of("bench-report"), false);
   }
 
   /** One slice's measured window. */

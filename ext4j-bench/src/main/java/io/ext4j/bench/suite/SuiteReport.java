@@ -67,17 +67,61 @@ public final class SuiteReport {
     return List.copyOf(new LinkedHashSet<>(rows.stream().map(CellResult::threads).toList()));
   }
 
-  /** Operations per second of {@code target} at {@code threads}, if it ran. */
+  /** Operations per second of {@code target} at {@code threads}, if it ran without failing. */
   public static Optional<Double> rate(List<CellResult> rows, String target, int threads) {
-    return rows.stream().filter(r -> r.target().equals(target) && r.threads() == threads).map(CellResult::opsPerSec).findFirst();
+    return rows.stream().filter(r -> r.target().equals(target) && r.threads() == threads && r.failure() == null)
+        .map(CellResult::opsPerSec).findFirst();
   }
 
-  /** The throughput table of one variant. */
+  /** The table of one variant: {@code dio}'s has a row per block size and target, every other a row per thread count. */
   public Table table(String scenario, String variant) {
+    return scenario.equals(DioScenario.NAME) ? dioTable(variant) : threadTable(scenario, variant);
+  }
+
+  /**
+   * A {@code dio} operation: per block size and target, KiB/s, IOPS and mean latency (the seed's
+   * shape), with the rate against fio's on the host file and against the kernel's loop mount.
+   */
+  private Table dioTable(String variant) {
+    List<CellResult> rows = rowsOf(DioScenario.NAME, variant);
+    List<String> columns = List.of("block", "target", "KiB/s", "IOPS", "mean µs", "÷ " + FioBound.TARGET, "÷ " + Target.LOOP);
+    List<List<String>> cells = new ArrayList<>();
+    for (int bs : rows.stream().map(CellResult::bytesPerOp).distinct().toList()) {
+      List<CellResult> at = rows.stream().filter(r -> r.bytesPerOp() == bs).toList();
+      Optional<Double> device = at.stream().filter(r -> r.target().equals(FioBound.TARGET)).map(CellResult::opsPerSec).findFirst();
+      Optional<Double> loop = at.stream().filter(r -> r.target().equals(Target.LOOP) && r.failure() == null)
+          .map(CellResult::opsPerSec).findFirst();
+      for (CellResult r : at) {
+        String name = r.target() + (r.isDefault() ? " (default)" : "");
+        if (r.failure() != null) {
+          cells.add(List.of(size(bs), name, "failed", "—", "—", "—", "—"));
+          continue;
+        }
+        cells.add(List.of(size(bs), name, count(r.kibPerSec()), count(r.opsPerSec()),
+            Double.isNaN(r.meanMicros()) ? "—" : String.format(Locale.ROOT, "%.0f", r.meanMicros()),
+            device.filter(d -> d > 0 && !r.target().equals(FioBound.TARGET)).map(d -> fixed2(r.opsPerSec() / d)).orElse("—"),
+            loop.filter(d -> d > 0 && !r.target().equals(Target.LOOP)).map(d -> fixed2(r.opsPerSec() / d)).orElse("—")));
+      }
+    }
+    return new Table(DioScenario.NAME, variant, columns, cells);
+  }
+
+  /** A block size as 4k, 1m. */
+  static String size(int bytes) {
+    return bytes % (1 << 20) == 0 ? (bytes >> 20) + "m" : (bytes >> 10) + "k";
+  }
+
+  /** Operations per second of {@code target} at block size {@code bs} in {@code rows}, if it ran without failing. */
+  public static Optional<Double> rateAt(List<CellResult> rows, String target, int bs) {
+    return rows.stream().filter(r -> r.target().equals(target) && r.bytesPerOp() == bs && r.failure() == null)
+        .map(CellResult::opsPerSec).findFirst();
+  }
+
+  private Table threadTable(String scenario, String variant) {
     List<CellResult> rows = rowsOf(scenario, variant);
     List<String> targets = targetsOf(rows);
     List<Ratio> ratios = RATIOS.stream().filter(q -> targets.contains(q.numerator()) && targets.contains(q.denominator())).toList();
-    boolean policies = rows.stream().anyMatch(r -> r.policy() != null && !r.isDefaultPolicy());
+    boolean policies = rows.stream().anyMatch(r -> r.setting() != null && !r.isDefault());
     List<String> columns = new ArrayList<>();
     columns.add("threads");
     for (String t : targets) {
@@ -100,7 +144,7 @@ public final class SuiteReport {
       }
       if (policies) {
         Optional<CellResult> best = bestPolicy(rows, th);
-        line.add(best.map(b -> b.policy()).orElse("—"));
+        line.add(best.map(CellResult::setting).orElse("—"));
         line.add(best.flatMap(b -> rate(rows, Target.EXT4J, th).map(d -> d / b.opsPerSec())).map(SuiteReport::fixed2).orElse("—"));
       }
       cells.add(line);
@@ -116,7 +160,7 @@ public final class SuiteReport {
   }
 
   private static Optional<CellResult> bestPolicy(List<CellResult> rows, int threads) {
-    return rows.stream().filter(r -> r.policy() != null && r.threads() == threads)
+    return rows.stream().filter(r -> r.setting() != null && r.threads() == threads && r.failure() == null)
         .max(java.util.Comparator.comparingDouble(CellResult::opsPerSec));
   }
 
@@ -126,9 +170,15 @@ public final class SuiteReport {
    */
   public List<String> verdicts() {
     List<String> out = new ArrayList<>();
+    fsyncVerdicts(out);
+    dioVerdicts(out);
+    return out;
+  }
+
+  private void fsyncVerdicts(List<String> out) {
     List<CellResult> fsync = rowsOf(FsyncScenario.NAME, "fsync");
     if (fsync.isEmpty()) {
-      return out;
+      return;
     }
     List<Integer> threads = threadsOf(fsync);
     List<Integer> big = threads.stream().filter(t -> t >= 16).toList();
@@ -136,7 +186,7 @@ public final class SuiteReport {
     out.add(verdict("fsync: ext4j ≥ 2× kernel-loop at every thread count", fsync, Target.EXT4J, Target.LOOP, threads, 2.0));
     out.add(verdict("fsync: ext4j ≥ 0.7 of kernel-host at 1 thread", fsync, Target.EXT4J, Target.HOST,
         threads.contains(1) ? List.of(1) : List.of(), 0.7));
-    boolean policies = fsync.stream().anyMatch(r -> r.policy() != null && !r.isDefaultPolicy());
+    boolean policies = fsync.stream().anyMatch(r -> r.setting() != null && !r.isDefault());
     if (!policies) {
       out.add("fsync: the default policy within 5% of the best: not measured (one policy ran)");
     } else {
@@ -148,13 +198,47 @@ public final class SuiteReport {
         if (best.isPresent() && d.isPresent()) {
           double q = d.get() / best.get().opsPerSec();
           met &= q >= 0.95;
-          worst.add(th + ": " + fixed2(q) + (q < 1 ? " of " + best.get().policy() : ""));
+          worst.add(th + ": " + fixed2(q) + (q < 1 ? " of " + best.get().setting() : ""));
         }
       }
       out.add("fsync: the default policy within 5% of the best at every thread count: " + (met ? "met" : "not met") + " ("
           + String.join(", ", worst) + ")");
     }
-    return out;
+  }
+
+  private void dioVerdicts(List<String> out) {
+    if (rowsOf(DioScenario.NAME, "randwrite").isEmpty()) {
+      return;
+    }
+    String exclusive = Target.EXT4J + "/" + DioScenario.name(io.ext4j.fs.DioLocking.ALWAYS_EXCLUSIVE);
+    out.add(against("dio: shared-lock aligned overwrite at 10 threads ≥ 0.8 of fio's O_DIRECT rate", List.of("randwrite", "write"),
+        Target.EXT4J, FioBound.TARGET, 0.8, true));
+    out.add(against("dio: always-exclusive visibly serialized (≤ 0.8 of the shared lock's overwrites)", List.of("randwrite", "write"),
+        exclusive, Target.EXT4J, 0.8, false));
+    out.add(against("dio: reads ≥ 0.8 of fio's", List.of("randread", "read"), Target.EXT4J, FioBound.TARGET, 0.8, true));
+  }
+
+  /** {@code num} ÷ {@code den} per operation and block size; met when every ratio is ≥ (or with {@code atLeast} false ≤) {@code bound}. */
+  private String against(String what, List<String> variants, String num, String den, double bound, boolean atLeast) {
+    List<String> figures = new ArrayList<>();
+    boolean met = true;
+    for (String v : variants) {
+      List<CellResult> rows = rowsOf(DioScenario.NAME, v);
+      for (int bs : rows.stream().map(CellResult::bytesPerOp).distinct().toList()) {
+        Optional<Double> n = rateAt(rows, num, bs);
+        Optional<Double> d = rateAt(rows, den, bs).filter(x -> x > 0);
+        if (n.isPresent() && d.isPresent()) {
+          double q = n.get() / d.get();
+          met &= atLeast ? q >= bound : q <= bound;
+          figures.add(v + " " + size(bs) + ": " + fixed2(q));
+        }
+      }
+    }
+    if (figures.isEmpty()) {
+      String why = result.skipped().get(den);
+      return what + ": not measured (" + den + (why != null ? " skipped: " + why : " did not run") + ")";
+    }
+    return what + ": " + (met ? "met" : "not met") + " (" + String.join(", ", figures) + ")";
   }
 
   private String verdict(String what, List<CellResult> rows, String num, String den, List<Integer> threads, double atLeast) {
@@ -182,8 +266,15 @@ public final class SuiteReport {
     StringBuilder s = new StringBuilder();
     for (String[] v : variants()) {
       Table t = table(v[0], v[1]);
-      s.append("\n").append(v[0]).append(" / ").append(v[1]).append(" (operations/s; ").append(describe(v[1])).append(")\n\n");
+      s.append("\n").append(v[0]).append(" / ").append(v[1]).append(" (").append(describe(v[0], v[1])).append(")\n\n");
       s.append(markdown(t));
+    }
+    List<CellResult> failed = result.rows().stream().filter(r -> r.failure() != null).toList();
+    if (!failed.isEmpty()) {
+      s.append("\nfailed cells:\n");
+      failed.forEach(r -> s.append("  ").append(r.scenario()).append('/').append(r.variant()).append(' ')
+          .append(size(r.bytesPerOp())).append(" on ").append(r.target()).append(" at ").append(r.threads()).append(": ")
+          .append(r.failure()).append('\n'));
     }
     if (!result.skipped().isEmpty()) {
       s.append("\nskipped:\n");
@@ -198,14 +289,21 @@ public final class SuiteReport {
     List<String> peaks = new ArrayList<>();
     result.peakRssBytes().forEach((k, v) -> peaks.add(k + " " + (v < 0 ? "unknown" : (v >> 20) + " MiB")));
     s.append(String.join(", ", peaks)).append(" (engine cache ").append(result.cacheBytes() >> 20)
-        .append(" MiB per open image; ").append(result.targets().keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count())
-        .append(" images open)\n");
+        .append(" MiB per image the engine has open: ");
+    List<String> open = new ArrayList<>();
+    result.targets().forEach((sc, m) -> open.add(sc + " " + m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count()));
+    s.append(String.join(", ", open)).append(")\n");
     return s.toString();
   }
 
   /** What a variant's operation is, for the table's caption. */
-  static String describe(String variant) {
-    return switch (variant) {
+  static String describe(String scenario, String variant) {
+    if (scenario.equals(DioScenario.NAME)) {
+      return DioScenario.THREADS + " threads of direct " + (variant.contains("write") ? "writes" : "reads") + ", "
+          + (variant.startsWith("rand") ? "random" : "sequential") + ", on one " + DioScenario.FILE_MIB + " MiB file"
+          + (variant.endsWith("holes") ? " that is all holes at each slice's start" : " written through once");
+    }
+    return "operations/s; " + switch (variant) {
       case "fsync" -> "4 KiB append + fsync per thread, own file";
       case "fdatasync" -> "4 KiB append + fdatasync per thread, own file";
       case "osync" -> "4 KiB append to a file opened O_SYNC";
@@ -213,6 +311,11 @@ public final class SuiteReport {
       case "many-files" -> "4 KiB append + fsync to " + FsyncScenario.MANY + " files per thread in turn";
       default -> variant;
     };
+  }
+
+  /** As {@link #describe(String, String)} for an fsync variant. */
+  static String describe(String variant) {
+    return describe(FsyncScenario.NAME, variant);
   }
 
   static String markdown(Table t) {
@@ -228,20 +331,26 @@ public final class SuiteReport {
   /** The rows as CSV, one line per cell. */
   public String csv() {
     StringBuilder s = new StringBuilder(
-        "scenario,variant,target,policy,default_policy,threads,ops_per_sec,p50_us,p99_us,p999_us,operations,seconds\n");
+        "scenario,variant,target,setting,default,threads,bytes_per_op,ops_per_sec,kib_per_sec,mean_us,p50_us,p99_us,p999_us,operations,seconds,failure\n");
     for (CellResult r : result.rows()) {
-      s.append(String.join(",", r.scenario(), r.variant(), r.target(), r.policy() == null ? "" : r.policy(),
-          Boolean.toString(r.isDefaultPolicy()), Integer.toString(r.threads()), num(r.opsPerSec()), num(r.p50Micros()),
-          num(r.p99Micros()), num(r.p999Micros()), Long.toString(r.operations()), num(r.seconds()))).append('\n');
+      s.append(String.join(",", r.scenario(), r.variant(), r.target(), r.setting() == null ? "" : r.setting(),
+          Boolean.toString(r.isDefault()), Integer.toString(r.threads()), Integer.toString(r.bytesPerOp()), num(r.opsPerSec()),
+          num(r.kibPerSec()), num(r.meanMicros()), num(r.p50Micros()), num(r.p99Micros()), num(r.p999Micros()),
+          Long.toString(r.operations()), num(r.seconds()), r.failure() == null ? "" : csvText(r.failure()))).append('\n');
     }
     return s.toString();
   }
 
+  /** A CSV field: quoted, with quotes doubled. */
+  private static String csvText(String v) {
+    return "\"" + v.replace("\"", "\"\"").replace('\n', ' ') + "\"";
+  }
+
   /**
-   * One JSON object: {@code {"started", "seconds", "options":{…}, "machine":{…}, "targets":{name:how},
+   * One JSON object: {@code {"started", "seconds", "options":{…}, "machine":{…}, "targets":{scenario:{name:how}},
    * "skipped":{name:why}, "peakRssBytes":{scenario:bytes}, "cacheBytes", "loadAfter", "verdicts":[…],
-   * "rows":[{scenario, variant, target, policy, defaultPolicy, threads, opsPerSec, p50Micros, p99Micros,
-   * p999Micros, operations, seconds}]}}; NaN latencies are null.
+   * "rows":[{scenario, variant, target, setting, default, threads, bytesPerOp, opsPerSec, meanMicros, p50Micros,
+   * p99Micros, p999Micros, operations, seconds, failure}]}}; NaN figures and absent values are null.
    */
   public String json() {
     SuiteOptions o = result.options();
@@ -250,23 +359,24 @@ public final class SuiteReport {
     s.append(",\"seconds\":").append(num(result.took().toMillis() / 1000.0));
     s.append(",\"options\":{\"scenarios\":").append(list(o.scenarios(), SuiteReport::str))
         .append(",\"threads\":").append(list(o.threads(), String::valueOf))
+        .append(",\"blockSizes\":").append(list(o.blockSizes(), String::valueOf))
         .append(",\"secondsPerCell\":").append(num(o.perCell().toMillis() / 1000.0))
         .append(",\"slices\":").append(o.slices())
         .append(",\"warmupSeconds\":").append(num(o.warmup().toMillis() / 1000.0))
         .append(",\"imageBytes\":").append(o.imageSize()).append('}');
     s.append(",\"machine\":").append(map(result.machine().facts(), SuiteReport::str));
-    s.append(",\"targets\":").append(map(result.targets(), SuiteReport::str));
+    s.append(",\"targets\":").append(map(result.targets(), m -> map(m, SuiteReport::str)));
     s.append(",\"skipped\":").append(map(result.skipped(), SuiteReport::str));
     s.append(",\"peakRssBytes\":").append(map(result.peakRssBytes(), v -> v < 0 ? "null" : v.toString()));
     s.append(",\"cacheBytes\":").append(result.cacheBytes());
     s.append(",\"loadAfter\":").append(str(result.loadAfter()));
     s.append(",\"verdicts\":").append(list(verdicts(), SuiteReport::str));
     s.append(",\"rows\":").append(list(result.rows(), r -> "{\"scenario\":" + str(r.scenario()) + ",\"variant\":"
-        + str(r.variant()) + ",\"target\":" + str(r.target()) + ",\"policy\":" + (r.policy() == null ? "null" : str(r.policy()))
-        + ",\"defaultPolicy\":" + r.isDefaultPolicy() + ",\"threads\":" + r.threads() + ",\"opsPerSec\":"
-        + jnum(r.opsPerSec()) + ",\"p50Micros\":" + jnum(r.p50Micros()) + ",\"p99Micros\":" + jnum(r.p99Micros())
+        + str(r.variant()) + ",\"target\":" + str(r.target()) + ",\"setting\":" + (r.setting() == null ? "null" : str(r.setting()))
+        + ",\"default\":" + r.isDefault() + ",\"threads\":" + r.threads() + ",\"bytesPerOp\":" + r.bytesPerOp()
+        + ",\"opsPerSec\":" + jnum(r.opsPerSec()) + ",\"meanMicros\":" + jnum(r.meanMicros()) + ",\"p50Micros\":" + jnum(r.p50Micros()) + ",\"p99Micros\":" + jnum(r.p99Micros())
         + ",\"p999Micros\":" + jnum(r.p999Micros()) + ",\"operations\":" + r.operations() + ",\"seconds\":"
-        + jnum(r.seconds()) + "}"));
+        + jnum(r.seconds()) + ",\"failure\":" + (r.failure() == null ? "null" : str(r.failure())) + "}"));
     return s.append("}\n").toString();
   }
 

@@ -8,14 +8,14 @@ import java.util.Map;
 /**
  * What a run measured, for the report.
  *
- * @param targets each target that ran: name → how it was made
+ * @param targets per scenario, each target that ran: name → how it was made
  * @param skipped each target that could not run here: name → why
  * @param peakRssBytes per scenario, this process's peak resident set while it ran (-1 where unknown);
  *     the in-process engine, the FUSE mount's server and the workload threads all live in it
  * @param cacheBytes the engine's configured block cache per open image
  * @param loadAfter the load average when the run ended (the machine's other work)
  */
-public record SuiteResult(SuiteOptions options, Machine machine, Map<String, String> targets, Map<String, String> skipped,
+public record SuiteResult(SuiteOptions options, Machine machine, Map<String, Map<String, String>> targets, Map<String, String> skipped,
     List<CellResult> rows, Map<String, Long> peakRssBytes, long cacheBytes, Instant started, Duration took, String loadAfter) {
   public SuiteResult {
     rows = List.copyOf(rows);

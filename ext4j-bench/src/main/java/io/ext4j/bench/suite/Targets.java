@@ -8,8 +8,6 @@ import io.ext4j.fs.mkfs.Mkfs;
 import io.ext4j.fs.mkfs.MkfsParameters;
 import io.ext4j.fuse.FuseMount;
 import io.ext4j.fuse.FuseOptions;
-import io.ext4j.jbd2.BatchingPolicies;
-import io.ext4j.jbd2.BatchingPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -27,11 +25,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Makes every target a run compares, each on its own full copy of one base image, and takes them
- * down again. The base image is written through with zeros first (so the host has allocated every
+ * Makes every target one scenario compares, each on its own full copy of one base image, and takes
+ * them down again. The base image is written through with zeros first (so the host has allocated every
  * block of it, and no target measures the host filling a sparse file) and then formatted by ext4j's
  * mkfs (mkfs.ext4's layout: 4 KiB blocks, its default features, a fixed UUID); the kernel's loop
- * mount and fuse2fs get byte-identical copies. A target that cannot be made here (not root, no
+ * mount and fuse2fs get byte-identical copies. With {@code direct} (the {@code dio} scenario) every
+ * image-backed target but fuse2fs reads and writes its image with O_DIRECT — the engine's
+ * {@code directDevice}, the loop device's {@code --direct-io=on} — so direct I/O is direct down to the
+ * host's disk, as fio's O_DIRECT bound is. A target that cannot be made here (not root, no
  * /dev/fuse, no fuse2fs) is listed in {@link #skipped()} with the reason, and the run goes on.
  *
  * <p>Made and used by the suite's coordinating thread; {@link #close()} is synchronized, as a
@@ -54,15 +55,17 @@ public final class Targets implements AutoCloseable {
   }
 
   /**
-   * Makes the targets under {@code o.work()}: {@code ext4j} with the default batching policy, and with
-   * {@code allPolicies} one more in-process target per other policy; then kernel-host, kernel-loop,
+   * Makes the targets in {@code dir} (a new directory; removed again by {@link #close()} unless {@code keep}):
+   * {@code ext4j} with every strategy at its default, one more in-process target per value of
+   * {@code knobs} (provider option → values other than its default), then kernel-host, kernel-loop,
    * ext4j-fuse and fuse2fs where this host allows.
    */
-  public static Targets setUp(SuiteOptions o, boolean allPolicies, PrintStream log) throws IOException {
-    Targets t = new Targets(o.work().toAbsolutePath().normalize(), o.keep());
+  public static Targets setUp(Path dir, long imageSize, Map<String, List<String>> knobs, boolean direct, boolean keep,
+      PrintStream log) throws IOException {
+    Targets t = new Targets(dir.toAbsolutePath().normalize(), keep);
     Runtime.getRuntime().addShutdownHook(t.onExit);
     try {
-      t.make(o, allPolicies, log);
+      t.make(imageSize, knobs, direct, log);
       return t;
     } catch (IOException | RuntimeException e) {
       try {
@@ -74,10 +77,8 @@ public final class Targets implements AutoCloseable {
     }
   }
 
-  private synchronized void make(SuiteOptions o, boolean allPolicies, PrintStream log) throws IOException {
-    if (Files.exists(work)) {
-      throw new IOException(work + ": already exists (a previous run's work directory? remove it, or choose another with --work)");
-    }
+  private synchronized void make(long imageSize, Map<String, List<String>> knobs, boolean direct, PrintStream log)
+      throws IOException {
     Files.createDirectories(work);
     closers.add(() -> {
       if (!keep) {
@@ -85,31 +86,18 @@ public final class Targets implements AutoCloseable {
       }
     });
     Path base = work.resolve("base.img");
-    log.printf("bench: making a %d MiB image (%s)%n", o.imageSize() >> 20, base);
-    makeBase(base, o.imageSize());
+    log.printf("bench: making a %d MiB image (%s)%n", imageSize >> 20, base);
+    makeBase(base, imageSize);
 
-    List<BatchingPolicy> policies = new ArrayList<>();
-    policies.add(BatchingPolicies.defaultPolicy());
-    if (allPolicies) {
-      for (BatchingPolicy p : BatchingPolicies.all()) {
-        if (p != BatchingPolicies.defaultPolicy()) {
-          policies.add(p);
-        }
+    addInProcess(base, null, null, direct);
+    for (Map.Entry<String, List<String>> k : knobs.entrySet()) {
+      for (String value : k.getValue()) {
+        addInProcess(base, k.getKey(), value, direct);
       }
-    }
-    for (BatchingPolicy p : policies) {
-      boolean dflt = p == BatchingPolicies.defaultPolicy();
-      String name = dflt ? Target.EXT4J : Target.EXT4J + "/" + p.name();
-      Path img = copy(base, "ext4j-" + p.name() + ".img");
-      FileSystem fs = FileSystems.newFileSystem(img, Map.of("batchingPolicy", p.name()));
-      closers.add(fs);
-      Path dir = Files.createDirectories(fs.getPath("/bench"));
-      targets.add(new Target(name, p.name(), dflt, dir, "the engine in-process through the java.nio provider, batching policy "
-          + p.name() + (dflt ? " (the default)" : "")));
     }
 
     Path host = Files.createDirectories(work.resolve("host"));
-    targets.add(new Target(Target.HOST, null, false, host, "the kernel's file system of the work directory, straight on the host's device"));
+    targets.add(new Target(Target.HOST, null, null, false, host, "the kernel's file system of the work directory, straight on the host's device"));
 
     String root = Host.isLinux() ? (Host.isRoot() ? null : "needs root (mount -o loop, /dev/fuse)") : "needs Linux";
     if (root != null) {
@@ -121,22 +109,25 @@ public final class Targets implements AutoCloseable {
     try {
       Path img = copy(base, "loop.img");
       Path mnt = Files.createDirectories(work.resolve("loop.mnt"));
-      Host.run(List.of("mount", "-o", "loop", img.toString(), mnt.toString()), 60);
+      String dev = Host.run(List.of("losetup", "--find", "--show", "--direct-io=" + (direct ? "on" : "off"), img.toString()), 60)
+          .strip();
+      closers.add(() -> Host.run(List.of("losetup", "-d", dev), 60));
+      Host.run(List.of("mount", dev, mnt.toString()), 60);
       closers.add(() -> Host.run(List.of("umount", mnt.toString()), 120));
-      targets.add(new Target(Target.LOOP, null, false, Files.createDirectories(mnt.resolve("bench")),
-          "the kernel's ext4 on mount -o loop of an identical image"));
+      targets.add(new Target(Target.LOOP, null, null, false, Files.createDirectories(mnt.resolve("bench")),
+          "the kernel's ext4 on a loop device (" + dev + ", direct-io " + (direct ? "on" : "off") + ") of an identical image"));
     } catch (IOException e) {
       skipped.put(Target.LOOP, e.getMessage());
     }
     try {
       Path img = copy(base, "fuse.img");
       Path mnt = Files.createDirectories(work.resolve("fuse.mnt"));
-      Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults());
+      Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().directDevice(direct).build());
       closers.add(fs);
       FuseMount m = FuseMount.mount(fs, img.toString(), mnt, FuseOptions.defaults());
       closers.add(m);
-      targets.add(new Target(Target.FUSE, null, false, Files.createDirectories(mnt.resolve("bench")),
-          "the engine through its FUSE mount (ext4j mount defaults), in this process"));
+      targets.add(new Target(Target.FUSE, null, null, false, Files.createDirectories(mnt.resolve("bench")),
+          "the engine through its FUSE mount (ext4j mount defaults" + (direct ? ", image opened O_DIRECT" : "") + "), in this process"));
     } catch (IOException e) {
       skipped.put(Target.FUSE, e.getMessage());
     }
@@ -152,11 +143,33 @@ public final class Targets implements AutoCloseable {
       if (!Host.isMountPoint(mnt)) {
         throw new IOException("fuse2fs " + img + ": exited without mounting " + mnt);
       }
-      targets.add(new Target(Target.FUSE2FS, null, false, Files.createDirectories(mnt.resolve("bench")),
-          "e2fsprogs' FUSE ext4 (fuse2fs -o fakeroot) on an identical image"));
+      targets.add(new Target(Target.FUSE2FS, null, null, false, Files.createDirectories(mnt.resolve("bench")),
+          "e2fsprogs' FUSE ext4 (fuse2fs -o fakeroot) on an identical image" + (direct ? " (its image I/O buffered by the host)" : "")));
     } catch (IOException e) {
       skipped.put(Target.FUSE2FS, e.getMessage());
     }
+  }
+
+  /**
+   * An in-process target on its own copy of the base image: every strategy at its default, or
+   * {@code knob} set to {@code value}; with {@code direct} the image is opened with O_DIRECT.
+   */
+  private void addInProcess(Path base, String knob, String value, boolean direct) throws IOException {
+    String name = knob == null ? Target.EXT4J : Target.EXT4J + "/" + value;
+    Path img = copy(base, (knob == null ? "ext4j" : "ext4j-" + value) + ".img");
+    Map<String, Object> env = new LinkedHashMap<>();
+    if (knob != null) {
+      env.put(knob, value);
+    }
+    if (direct) {
+      env.put("directDevice", true);
+    }
+    FileSystem fs = FileSystems.newFileSystem(img, env);
+    closers.add(fs);
+    Path dir = Files.createDirectories(fs.getPath("/bench"));
+    String how = knob == null ? "the engine in-process through the java.nio provider, every strategy at its default"
+        : "the same with " + knob + "=" + value;
+    targets.add(new Target(name, knob, value, true, dir, how + (direct ? ", image opened O_DIRECT" : "")));
   }
 
   /** Zeros written through all of {@code bytes}, then ext4j's mkfs (4 KiB blocks, default features, fixed UUID). */

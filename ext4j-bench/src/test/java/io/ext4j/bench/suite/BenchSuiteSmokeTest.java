@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A smoke run of every implemented scenario (a fraction of a second per cell, 64 MiB images), so the
+ * A smoke run of every implemented scenario (a fraction of a second per cell, 128 MiB images), so the
  * suite never rots: every cell measured something on every target this host can make, the report's
  * files are all there and well-formed, and the work directory is gone afterwards. As root (CI) the
  * kernel's loop mount and the FUSE mount must have run, not been skipped.
@@ -27,43 +27,63 @@ class BenchSuiteSmokeTest {
     Path dir = Files.createDirectories(Path.of("target", "bench-smoke"));
     Path work = dir.resolve("work-" + System.nanoTime());
     Path out = dir.resolve("out");
-    SuiteOptions o = new SuiteOptions(SuiteOptions.IMPLEMENTED, List.of(1, 2), Duration.ofMillis(100), 2, Duration.ofMillis(20),
-        64L << 20, work, out, false);
+    SuiteOptions o = new SuiteOptions(SuiteOptions.IMPLEMENTED, List.of(1, 2), List.of(4096, 65536), Duration.ofMillis(100), 2,
+        Duration.ofMillis(20), 128L << 20, work, out, false);
     ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     SuiteResult r = BenchSuite.run(o, new PrintStream(logBytes, true, StandardCharsets.UTF_8), BenchSuite.Listener.silent());
     String log = logBytes.toString(StandardCharsets.UTF_8);
 
     assertThat(work).as("work directory removed").doesNotExist();
-    if (Host.isRoot()) {
-      assertThat(r.targets()).as(log).containsKeys(Target.LOOP, Target.FUSE);
-      if (Host.has("fuse2fs")) {
-        assertThat(r.targets()).as(log).containsKey(Target.FUSE2FS);
+    assertThat(r.targets()).containsOnlyKeys(FsyncScenario.NAME, DioScenario.NAME);
+    for (var made : r.targets().values()) {
+      if (Host.isRoot()) {
+        assertThat(made).as(log).containsKeys(Target.LOOP, Target.FUSE);
+        if (Host.has("fuse2fs")) {
+          assertThat(made).as(log).containsKey(Target.FUSE2FS);
+        }
+      } else {
+        assertThat(r.skipped()).containsKeys(Target.LOOP, Target.FUSE, Target.FUSE2FS);
       }
-    } else {
-      assertThat(r.skipped()).containsKeys(Target.LOOP, Target.FUSE, Target.FUSE2FS);
+      assertThat(made).containsKeys(Target.EXT4J, Target.HOST);
     }
-    assertThat(r.targets()).containsKeys(Target.EXT4J, Target.HOST);
     for (BatchingPolicy p : BatchingPolicies.all()) {
       String name = p == BatchingPolicies.defaultPolicy() ? Target.EXT4J : Target.EXT4J + "/" + p.name();
-      assertThat(r.targets()).containsKey(name);
+      assertThat(r.targets().get(FsyncScenario.NAME)).containsKey(name);
     }
 
     SuiteReport report = new SuiteReport(r);
+    List<String> policies = new FsyncScenario().knobs().get(FsyncScenario.KNOB);
+    List<String> lockings = new DioScenario().knobs().get(DioScenario.KNOB);
+    assertThat(r.targets().get(DioScenario.NAME)).containsKeys(lockings.stream().map(v -> Target.EXT4J + "/" + v).toArray(String[]::new));
     for (String variant : FsyncScenario.VARIANTS) {
       List<CellResult> rows = report.rowsOf(FsyncScenario.NAME, variant);
-      for (String t : r.targets().keySet()) {
-        boolean expected = !t.startsWith(Target.EXT4J + "/") || variant.equals("fsync");
+      for (String t : r.targets().get(FsyncScenario.NAME).keySet()) {
+        boolean expected = !t.startsWith(Target.EXT4J + "/") || variant.equals("fsync") && policies.contains(t.substring(6));
         for (int threads : o.threads()) {
           assertThat(SuiteReport.rate(rows, t, threads)).as(variant + " " + t + " " + threads).matches(v -> v.isPresent() == expected);
         }
       }
-      assertThat(rows).allSatisfy(row -> {
-        assertThat(row.operations()).as(row.toString()).isPositive();
-        assertThat(row.seconds()).as(row.toString()).isCloseTo(0.1, org.assertj.core.api.Assertions.within(0.001)); // both slices
-      });
+      assertThat(rows).allSatisfy(BenchSuiteSmokeTest::measured);
+    }
+    for (String op : DioScenario.OPS) {
+      List<CellResult> rows = report.rowsOf(DioScenario.NAME, op);
+      for (String t : r.targets().get(DioScenario.NAME).keySet()) {
+        boolean expected = !t.startsWith(Target.EXT4J + "/") || lockings.contains(t.substring(6));
+        boolean mayFail = t.equals(Target.FUSE2FS); // a peer's own limits are reported, not ours to fix
+        for (int bs : o.blockSizes()) {
+          if (!mayFail) {
+            int size = bs;
+            String why = rows.stream().filter(x -> x.target().equals(t) && x.bytesPerOp() == size).map(CellResult::failure)
+                .filter(java.util.Objects::nonNull).findFirst().orElse("");
+            assertThat(SuiteReport.rateAt(rows, t, bs)).as(op + " " + t + " " + bs + " " + why).matches(v -> v.isPresent() == expected);
+          }
+        }
+      }
+      assertThat(rows.stream().filter(x -> !x.target().equals(Target.FUSE2FS))).allSatisfy(BenchSuiteSmokeTest::measured);
     }
     if (Host.has("fio")) {
       assertThat(SuiteReport.targetsOf(report.rowsOf(FsyncScenario.NAME, "fdatasync"))).contains(FioBound.TARGET);
+      assertThat(SuiteReport.rateAt(report.rowsOf(DioScenario.NAME, "randread"), FioBound.TARGET, 4096)).isPresent();
     }
 
     List<Path> files = ReportFiles.write(report, out);
@@ -81,7 +101,14 @@ class BenchSuiteSmokeTest {
         assertThat(html).contains("charts/" + name);
       }
     }
-    assertThat(files.stream().filter(f -> f.toString().endsWith(".svg"))).hasSize(2 * FsyncScenario.VARIANTS.size());
-    assertThat(report.text()).contains("fsync / fdatasync").contains("targets:");
+    assertThat(files.stream().filter(f -> f.toString().endsWith(".svg")))
+        .hasSize(2 * (FsyncScenario.VARIANTS.size() + DioScenario.OPS.size()));
+    assertThat(report.text()).contains("fsync / fdatasync").contains("dio / randwrite").contains("targets:");
+  }
+
+  private static void measured(CellResult row) {
+    assertThat(row.failure()).as(row.toString()).isNull();
+    assertThat(row.operations()).as(row.toString()).isPositive();
+    assertThat(row.seconds()).as(row.toString()).isCloseTo(0.1, org.assertj.core.api.Assertions.within(0.001)); // both slices
   }
 }

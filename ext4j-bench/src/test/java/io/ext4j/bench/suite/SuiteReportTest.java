@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Test;
 @Tag("fast")
 class SuiteReportTest {
   private static CellResult row(String variant, String target, String policy, boolean dflt, int threads, double rate) {
-    return new CellResult("fsync", variant, target, policy, dflt, threads, rate, 100, 200, 300, (long) rate, 1.0);
+    return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null);
   }
 
   private static SuiteReport report(List<CellResult> rows, Map<String, String> skipped) {
-    SuiteOptions o = new SuiteOptions(List.of("fsync"), List.of(1, 16), Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20,
+    SuiteOptions o = new SuiteOptions(List.of("fsync"), List.of(1, 16), List.of(4096), Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20,
         Path.of("w"), Path.of("o"), false);
-    return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of(), skipped, rows,
+    return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of("fsync", Map.of()), skipped, rows,
         Map.of("fsync", 1L << 20), 64L << 20, Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
   }
 
@@ -52,20 +52,21 @@ class SuiteReportTest {
   }
 
   @Test
-  void fiosTerseLine_givesItsWriteIops() throws Exception {
+  void fiosTerseLine_givesItsIopsAndMeanLatency() throws Exception {
     StringBuilder line = new StringBuilder("3;fio-3.33;bound");
-    for (int i = 4; i <= 60; i++) {
-      line.append(';').append(i == 49 ? "2912" : "0");
+    for (int i = 4; i <= 130; i++) {
+      line.append(';').append(i == 49 ? "2912" : i); // field i holds i, but write IOPS
     }
-    assertThat(FioBound.writeIops("some warning\n" + line + "\n")).isEqualTo(2912.0);
+    assertThat(FioBound.figures("some warning\n" + line + "\n", false)).containsExactly(2912.0, 81.0);
+    assertThat(FioBound.figures(line.toString(), true)).containsExactly(8.0, 40.0);
   }
 
   @Test
   void unknownAndUnimplementedScenarios_areRefusedByName() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SuiteOptions(List.of("fsnyc"), List.of(1), Duration.ofSeconds(1),
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SuiteOptions(List.of("fsnyc"), List.of(1), List.of(4096), Duration.ofSeconds(1),
         1, Duration.ZERO, 64L << 20, Path.of("w"), Path.of("o"), false)).hasMessageContaining("unknown scenario 'fsnyc'");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SuiteOptions(List.of("dio"), List.of(1), Duration.ofSeconds(1),
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SuiteOptions(List.of("metadata"), List.of(1), List.of(4096), Duration.ofSeconds(1),
         1, Duration.ZERO, 64L << 20, Path.of("w"), Path.of("o"), false)).isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("'dio' is not implemented yet");
+        .hasMessageContaining("'metadata' is not implemented yet");
   }
 }

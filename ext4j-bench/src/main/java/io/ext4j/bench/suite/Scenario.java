@@ -1,0 +1,33 @@
+package io.ext4j.bench.suite;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** One scenario of the suite: what in-process variants it needs, and its cells once the targets exist. */
+interface Scenario {
+  String name();
+
+  /** Whether its image-backed targets read and write their images with O_DIRECT (see {@link Targets}). */
+  default boolean direct() {
+    return false;
+  }
+
+  /** Provider options this scenario compares → the values besides the default (each becomes an in-process target). */
+  Map<String, List<String>> knobs();
+
+  /**
+   * Prepares what its cells read or overwrite (unmeasured) and returns them. {@code scratch} is a
+   * directory of the host's file system for fio's bound, null when fio is not installed.
+   */
+  List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException;
+
+  /** The value of this scenario's knob an in-process target runs with (its default for the plain {@code ext4j}), else null. */
+  static String setting(Target t, String knob, String defaultValue) {
+    if (!t.inProcess()) {
+      return null;
+    }
+    return t.knob() == null ? defaultValue : knob.equals(t.knob()) ? t.value() : null;
+  }
+}
