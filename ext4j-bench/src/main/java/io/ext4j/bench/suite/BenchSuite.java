@@ -47,7 +47,10 @@ public final class BenchSuite {
     return switch (name) {
       case FsyncScenario.NAME -> new FsyncScenario();
       case DioScenario.NAME -> new DioScenario();
-      default -> throw new UnsupportedOperationException("scenario '" + name + "' is not implemented yet (issue 10)");
+      case CommittedCheckScenario.NAME -> new CommittedCheckScenario();
+      case MetadataScenario.NAME -> new MetadataScenario();
+      case PopulateScenario.NAME -> new PopulateScenario();
+      default -> throw new IllegalArgumentException("unknown scenario '" + name + "'");
     };
   }
 
@@ -79,16 +82,18 @@ public final class BenchSuite {
       }
       try {
         for (Scenario s : scenarios) {
-          try (Targets targets = Targets.setUp(work.resolve(s.name()), o.imageSize(), s.knobs(), s.direct(), o.keep(), log)) {
+          Path dir = work.resolve(s.name());
+          try (Targets targets = s.needsTargets() ? Targets.setUp(dir, o.imageSize(), s.knobs(), s.direct(), o.keep(), log)
+              : Targets.bare(dir, o.keep())) {
             Map<String, String> here = new LinkedHashMap<>();
             targets.list().forEach(t -> here.put(t.name(), t.description()));
             made.put(s.name(), here);
+            runScenario(s, o, targets, scratch, log, progress, peaks, rows);
             targets.skipped().forEach((name, why) -> {
               if (skipped.putIfAbsent(name, why) == null) {
                 log.println("bench: " + name + " skipped: " + why);
               }
             });
-            runScenario(s, o, targets, scratch, log, progress, peaks, rows);
           }
         }
       } finally {

@@ -116,6 +116,11 @@ final class DioScenario implements Scenario {
   }
 
   static TimedRun.Result slice(Path dir, String op, int bs, Duration warmup, Duration window) throws Exception {
+    return slice(dir, op, bs, false, warmup, window);
+  }
+
+  /** One slice of {@code op}; with {@code dsync} the file is opened O_DSYNC too (each write durable on return). */
+  static TimedRun.Result slice(Path dir, String op, int bs, boolean dsync, Duration warmup, Duration window) throws Exception {
     boolean holes = op.equals("randwrite-holes");
     Path f = dir.resolve(holes ? "holes.dat" : "dio.dat");
     if (holes) {
@@ -128,7 +133,9 @@ final class DioScenario implements Scenario {
     boolean write = op.contains("write");
     boolean random = op.startsWith("rand");
     long blocks = (holes ? HOLES : FILE) / bs;
-    FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
+    FileChannel ch = dsync
+        ? FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT, StandardOpenOption.DSYNC)
+        : FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
     Throwable failure = null;
     try {
       List<TimedRun.Op> ops = new ArrayList<>();

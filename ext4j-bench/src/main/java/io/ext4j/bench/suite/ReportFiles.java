@@ -54,9 +54,11 @@ public final class ReportFiles {
     XYChart c = new XYChartBuilder().width(900).height(520).title(scenario + " / " + variant + ": " + SuiteReport.describe(variant))
         .xAxisTitle("threads (log scale)").yAxisTitle("operations/s").build();
     List<Integer> threads = SuiteReport.threadsOf(rows);
-    // x is log2(threads), labelled with the thread count at whole powers of two
-    c.setCustomXAxisTickLabelsFormatter(x -> Math.abs(x - Math.rint(x)) < 1e-9 && x >= 0 && x < 31
-        ? Long.toString(1L << Math.round(x)) : "");
+    // x is log2(threads), labelled where it is a whole thread count (a blank elsewhere: XChart draws no empty text)
+    c.setCustomXAxisTickLabelsFormatter(x -> {
+      double v = Math.pow(2, x);
+      return x >= 0 && x < 31 && Math.abs(v - Math.rint(v)) < 0.01 ? Long.toString(Math.round(v)) : " ";
+    });
     c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
     for (String t : SuiteReport.targetsOf(rows)) {
       List<Double> xs = new ArrayList<>();

@@ -9,6 +9,11 @@ import java.util.Map;
 interface Scenario {
   String name();
 
+  /** Whether it runs on {@link Targets} made for it (else on a bare work directory: {@link Targets#bare}). */
+  default boolean needsTargets() {
+    return true;
+  }
+
   /** Whether its image-backed targets read and write their images with O_DIRECT (see {@link Targets}). */
   default boolean direct() {
     return false;

@@ -28,7 +28,7 @@ public final class SuiteReport {
 
   private static final List<Ratio> RATIOS = List.of(new Ratio(Target.EXT4J, Target.HOST), new Ratio(Target.EXT4J, Target.LOOP),
       new Ratio(Target.EXT4J, FioBound.TARGET), new Ratio(Target.EXT4J, Target.FUSE2FS), new Ratio(Target.FUSE, Target.LOOP),
-      new Ratio(Target.FUSE, Target.FUSE2FS));
+      new Ratio(Target.FUSE, Target.FUSE2FS), new Ratio(Target.EXT4J, PopulateScenario.MKE2FS));
 
   private final SuiteResult result;
 
@@ -129,7 +129,7 @@ public final class SuiteReport {
     }
     ratios.forEach(q -> columns.add(q.title()));
     if (policies) {
-      columns.add("best policy");
+      columns.add("best setting");
       columns.add("default ÷ best");
     }
     List<List<String>> cells = new ArrayList<>();
@@ -172,6 +172,13 @@ public final class SuiteReport {
     List<String> out = new ArrayList<>();
     fsyncVerdicts(out);
     dioVerdicts(out);
+    metadataVerdicts(out);
+    committedVerdict(out);
+    List<CellResult> pop = rowsOf(PopulateScenario.NAME, PopulateScenario.VARIANT);
+    if (!pop.isEmpty()) {
+      out.add(verdict("populate: ext4j mkfs -d no slower than mke2fs -d", pop, Target.EXT4J, PopulateScenario.MKE2FS, List.of(1),
+          1.0));
+    }
     return out;
   }
 
@@ -204,6 +211,61 @@ public final class SuiteReport {
       out.add("fsync: the default policy within 5% of the best at every thread count: " + (met ? "met" : "not met") + " ("
           + String.join(", ", worst) + ")");
     }
+  }
+
+  private void committedVerdict(List<String> out) {
+    String locked = Target.EXT4J + "/" + CommittedCheckScenario.name(io.ext4j.jbd2.CommittedCheck.STATE_LOCK);
+    List<String> figures = new ArrayList<>();
+    boolean met = true;
+    boolean any = false;
+    for (String v : CommittedCheckScenario.OPS) {
+      List<CellResult> rows = rowsOf(CommittedCheckScenario.NAME, v);
+      Optional<Double> q = ratioOf2(rows, Target.EXT4J, locked);
+      if (q.isPresent()) {
+        any = true;
+        met &= q.get() >= 0.95;
+        figures.add(v + ": " + fixed2(q.get()));
+      }
+    }
+    if (any) {
+      out.add("committed-check: the lock-free check never slower than the locked one (within 5 %): " + (met ? "met" : "not met")
+          + " (lock-free ÷ locked, " + String.join(", ", figures) + ")");
+    }
+  }
+
+  /** {@code a}'s rate over {@code b}'s in rows of one thread count. */
+  private static Optional<Double> ratioOf2(List<CellResult> rows, String a, String b) {
+    Optional<Double> x = rows.stream().filter(r -> r.target().equals(a) && r.failure() == null).map(CellResult::opsPerSec).findFirst();
+    Optional<Double> y = rows.stream().filter(r -> r.target().equals(b) && r.failure() == null && r.opsPerSec() > 0)
+        .map(CellResult::opsPerSec).findFirst();
+    return x.isPresent() && y.isPresent() ? Optional.of(x.get() / y.get()) : Optional.empty();
+  }
+
+  private void metadataVerdicts(List<String> out) {
+    List<CellResult> m = rowsOf(MetadataScenario.NAME, MetadataScenario.VARIANT);
+    if (m.isEmpty()) {
+      return;
+    }
+    List<Integer> threads = threadsOf(m);
+    out.add(verdict("metadata: ext4j ≥ 0.5 of kernel-host at 1 thread", m, Target.EXT4J, Target.HOST,
+        threads.contains(1) ? List.of(1) : List.of(), 0.5));
+    Optional<Integer> next = threads.stream().filter(t -> t > 1).sorted().findFirst();
+    String what = "metadata: ext4j's scaling from 1 to " + next.map(String::valueOf).orElse("2") + " threads at least the kernel's";
+    Optional<Double> e = next.flatMap(n -> ratioOf(m, Target.EXT4J, n, 1));
+    Optional<Double> k = next.flatMap(n -> ratioOf(m, Target.HOST, n, 1));
+    if (e.isEmpty() || k.isEmpty()) {
+      out.add(what + ": not measured (needs rows at 1 and more threads for ext4j and kernel-host)");
+    } else {
+      out.add(what + ": " + (e.get() >= k.get() ? "met" : "not met") + " (ext4j ×" + fixed2(e.get()) + ", kernel-host ×"
+          + fixed2(k.get()) + (next.get() != 2 ? "; no 2-thread row in this run" : "") + ")");
+    }
+  }
+
+  /** {@code target}'s rate at {@code a} threads over its rate at {@code b}. */
+  private static Optional<Double> ratioOf(List<CellResult> rows, String target, int a, int b) {
+    Optional<Double> x = rate(rows, target, a);
+    Optional<Double> y = rate(rows, target, b).filter(v -> v > 0);
+    return x.isPresent() && y.isPresent() ? Optional.of(x.get() / y.get()) : Optional.empty();
   }
 
   private void dioVerdicts(List<String> out) {
@@ -302,6 +364,19 @@ public final class SuiteReport {
       return DioScenario.THREADS + " threads of direct " + (variant.contains("write") ? "writes" : "reads") + ", "
           + (variant.startsWith("rand") ? "random" : "sequential") + ", on one " + DioScenario.FILE_MIB + " MiB file"
           + (variant.endsWith("holes") ? " that is all holes at each slice's start" : " written through once");
+    }
+    if (scenario.equals(CommittedCheckScenario.NAME)) {
+      return "operations/s; " + CommittedCheckScenario.THREADS + " threads of 4 KiB direct "
+          + (variant.endsWith("read") ? "reads" : "O_DSYNC overwrites") + ", " + (variant.startsWith("rand") ? "random" : "sequential")
+          + ", on one " + DioScenario.FILE_MIB + " MiB file";
+    }
+    if (scenario.equals(MetadataScenario.NAME)) {
+      return "operations/s; a reaim-fserver-like mix of create, append, read, stat, readdir, rename, unlink and fsync, "
+          + "each thread in a directory of its own";
+    }
+    if (scenario.equals(PopulateScenario.NAME)) {
+      return "entries/s; a new image filled from a " + (PopulateScenario.DIRS * (PopulateScenario.FILES_PER_DIR + 1)
+          + PopulateScenario.BIG) + "-entry host tree: ext4j mkfs -d, mke2fs -d, and cp -a into a loop mount (with its unmount)";
     }
     return "operations/s; " + switch (variant) {
       case "fsync" -> "4 KiB append + fsync per thread, own file";

@@ -43,7 +43,7 @@ public final class Targets implements AutoCloseable {
   private static final Instant MADE = Instant.parse("2026-01-01T00:00:00Z");
 
   private final List<Target> targets = new ArrayList<>();
-  private final Map<String, String> skipped = new LinkedHashMap<>();
+  private final Map<String, String> skipped = new LinkedHashMap<>(); // this
   private final List<AutoCloseable> closers = new ArrayList<>(); // this; closed in reverse order
   private final Path work;
   private final boolean keep;
@@ -172,6 +172,31 @@ public final class Targets implements AutoCloseable {
     targets.add(new Target(name, knob, value, true, dir, how + (direct ? ", image opened O_DIRECT" : "")));
   }
 
+  /**
+   * No targets, only the directory {@code dir} (made now, removed by {@link #close()} unless
+   * {@code keep}), for a scenario that runs its own tools ({@code populate}).
+   */
+  public static Targets bare(Path dir, boolean keep) throws IOException {
+    Targets t = new Targets(dir.toAbsolutePath().normalize(), keep);
+    Files.createDirectories(t.work);
+    t.closers.add(() -> {
+      if (!keep) {
+        deleteTree(t.work);
+      }
+    });
+    return t;
+  }
+
+  /** The directory the targets live in. */
+  public Path work() {
+    return work;
+  }
+
+  /** Records that {@code name} cannot run here, and why. */
+  public synchronized void skip(String name, String why) {
+    skipped.putIfAbsent(name, why);
+  }
+
   /** Zeros written through all of {@code bytes}, then ext4j's mkfs (4 KiB blocks, default features, fixed UUID). */
   static void makeBase(Path base, long bytes) throws IOException {
     long size = bytes / 4096 * 4096;
@@ -204,7 +229,7 @@ public final class Targets implements AutoCloseable {
   }
 
   /** Targets that could not be made here, with the reason. */
-  public Map<String, String> skipped() {
+  public synchronized Map<String, String> skipped() {
     return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(skipped));
   }
 

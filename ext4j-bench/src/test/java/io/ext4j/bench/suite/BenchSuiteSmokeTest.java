@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A smoke run of every implemented scenario (a fraction of a second per cell, 128 MiB images), so the
+ * A smoke run of every scenario (a fraction of a second per cell, 128 MiB images), so the
  * suite never rots: every cell measured something on every target this host can make, the report's
  * files are all there and well-formed, and the work directory is gone afterwards. As root (CI) the
  * kernel's loop mount and the FUSE mount must have run, not been skipped.
@@ -27,15 +27,17 @@ class BenchSuiteSmokeTest {
     Path dir = Files.createDirectories(Path.of("target", "bench-smoke"));
     Path work = dir.resolve("work-" + System.nanoTime());
     Path out = dir.resolve("out");
-    SuiteOptions o = new SuiteOptions(SuiteOptions.IMPLEMENTED, List.of(1, 2), List.of(4096, 65536), Duration.ofMillis(100), 2,
+    SuiteOptions o = new SuiteOptions(SuiteOptions.SCENARIOS, List.of(1, 2), List.of(4096, 65536), Duration.ofMillis(100), 2,
         Duration.ofMillis(20), 128L << 20, work, out, false);
     ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     SuiteResult r = BenchSuite.run(o, new PrintStream(logBytes, true, StandardCharsets.UTF_8), BenchSuite.Listener.silent());
     String log = logBytes.toString(StandardCharsets.UTF_8);
 
     assertThat(work).as("work directory removed").doesNotExist();
-    assertThat(r.targets()).containsOnlyKeys(FsyncScenario.NAME, DioScenario.NAME);
-    for (var made : r.targets().values()) {
+    assertThat(r.targets()).containsOnlyKeys(SuiteOptions.SCENARIOS);
+    assertThat(r.targets().get(PopulateScenario.NAME)).as("populate runs its own tools").isEmpty();
+    for (var made : List.of(r.targets().get(FsyncScenario.NAME), r.targets().get(DioScenario.NAME),
+        r.targets().get(CommittedCheckScenario.NAME), r.targets().get(MetadataScenario.NAME))) {
       if (Host.isRoot()) {
         assertThat(made).as(log).containsKeys(Target.LOOP, Target.FUSE);
         if (Host.has("fuse2fs")) {
@@ -81,6 +83,25 @@ class BenchSuiteSmokeTest {
       }
       assertThat(rows.stream().filter(x -> !x.target().equals(Target.FUSE2FS))).allSatisfy(BenchSuiteSmokeTest::measured);
     }
+    for (String op : CommittedCheckScenario.OPS) {
+      List<CellResult> rows = report.rowsOf(CommittedCheckScenario.NAME, op);
+      assertThat(SuiteReport.targetsOf(rows)).containsAll(r.targets().get(CommittedCheckScenario.NAME).keySet())
+          .contains(Target.EXT4J + "/" + CommittedCheckScenario.name(io.ext4j.jbd2.CommittedCheck.STATE_LOCK));
+      assertThat(rows.stream().filter(x -> !x.target().equals(Target.FUSE2FS))).allSatisfy(BenchSuiteSmokeTest::measured);
+    }
+    List<CellResult> meta = report.rowsOf(MetadataScenario.NAME, MetadataScenario.VARIANT);
+    assertThat(SuiteReport.targetsOf(meta)).containsAll(r.targets().get(MetadataScenario.NAME).keySet())
+        .contains(Target.EXT4J + "/" + MetadataScenario.name(io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED));
+    assertThat(meta).allSatisfy(BenchSuiteSmokeTest::measured);
+    List<CellResult> pop = report.rowsOf(PopulateScenario.NAME, PopulateScenario.VARIANT);
+    assertThat(SuiteReport.targetsOf(pop)).contains(Target.EXT4J, PopulateScenario.MKE2FS); // e2fsprogs: an oracle everywhere tests run
+    if (Host.isRoot()) {
+      assertThat(SuiteReport.targetsOf(pop)).contains(Target.LOOP);
+    }
+    assertThat(pop).allSatisfy(row -> {
+      assertThat(row.failure()).as(row.toString()).isNull();
+      assertThat(row.operations()).isEqualTo(2L * (PopulateScenario.DIRS * (PopulateScenario.FILES_PER_DIR + 1L) + PopulateScenario.BIG));
+    });
     if (Host.has("fio")) {
       assertThat(SuiteReport.targetsOf(report.rowsOf(FsyncScenario.NAME, "fdatasync"))).contains(FioBound.TARGET);
       assertThat(SuiteReport.rateAt(report.rowsOf(DioScenario.NAME, "randread"), FioBound.TARGET, 4096)).isPresent();
@@ -101,9 +122,12 @@ class BenchSuiteSmokeTest {
         assertThat(html).contains("charts/" + name);
       }
     }
-    assertThat(files.stream().filter(f -> f.toString().endsWith(".svg")))
-        .hasSize(2 * (FsyncScenario.VARIANTS.size() + DioScenario.OPS.size()));
-    assertThat(report.text()).contains("fsync / fdatasync").contains("dio / randwrite").contains("targets:");
+    for (String[] v : report.variants()) {
+      assertThat(out.resolve("charts").resolve(v[0] + "-" + v[1] + ".svg")).isNotEmptyFile();
+    }
+    assertThat(report.variants()).hasSize(FsyncScenario.VARIANTS.size() + DioScenario.OPS.size() + CommittedCheckScenario.OPS.size() + 2);
+    assertThat(report.text()).contains("fsync / fdatasync").contains("dio / randwrite").contains("metadata / fserver-mix")
+        .contains("populate / mkfs-d").contains("targets:");
   }
 
   private static void measured(CellResult row) {
