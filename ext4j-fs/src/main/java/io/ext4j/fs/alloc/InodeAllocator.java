@@ -13,7 +13,11 @@ import java.io.IOException;
  *
  * <h2>Policy (an outline of the kernel's)</h2>
  * A directory made in the root goes to the group with the fewest directories among those with at
- * least the average free inodes and free blocks (Orlov's spreading of top-level directories); any
+ * least the average free inodes and free blocks (Orlov's spreading of top-level directories; ties go
+ * to the first such group from a starting group the kernel draws at random, here a hash of the
+ * filesystem's directory hash seed and a count of top-level directories made since it was opened,
+ * so the same changes to the same image allocate the same inodes: mkfs -d with a fixed UUID is
+ * reproducible); any
  * other inode goes to its parent's group, else the next group with a free inode. In the group, the
  * lowest free inode. The group's descriptor keeps its free and used-directory counts and its
  * itable_unused watermark (the kernel's: e2fsck skips slots past it); an INODE_UNINIT group's
@@ -25,10 +29,17 @@ import java.io.IOException;
 public final class InodeAllocator {
   private final FsLayout lay;
   private final Groups groups;
+  private final long spreadSeed; // from the superblock's hash seed
+  private final java.util.concurrent.atomic.AtomicLong topLevelDirs = new java.util.concurrent.atomic.AtomicLong();
 
   public InodeAllocator(FsLayout lay, Groups groups) {
     this.lay = lay;
     this.groups = groups;
+    long seed = 0x9E3779B97F4A7C15L;
+    for (int w : lay.hashSeed()) {
+      seed = (seed ^ (w & 0xFFFFFFFFL)) * 0xBF58476D1CE4E5B9L;
+    }
+    this.spreadSeed = seed;
   }
 
   /**
@@ -63,7 +74,8 @@ public final class InodeAllocator {
     long avgBlocks = groups.freeBlocks() / n;
     long best = -1;
     long bestDirs = Long.MAX_VALUE;
-    int offset = (int) ((parent * 0x9E3779B97F4A7C15L + System.nanoTime()) >>> 33) % n;
+    long h = (spreadSeed + parent * 0x9E3779B97F4A7C15L + topLevelDirs.getAndIncrement()) * 0x94D049BB133111EBL;
+    int offset = (int) Long.remainderUnsigned(h ^ (h >>> 31), n);
     for (int i = 0; i < n; i++) {
       long g = (offset + i) % n;
       GroupDescriptor d = groups.group(g).desc();
