@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -26,10 +25,6 @@ final class CommittedCheckScenario implements Scenario {
   static final int THREADS = DioScenario.THREADS;
   static final int BLOCK = 4096;
 
-  static String name(CommittedCheck c) {
-    return c.name().toLowerCase(Locale.ROOT).replace('_', '-');
-  }
-
   @Override
   public String name() {
     return NAME;
@@ -43,12 +38,12 @@ final class CommittedCheckScenario implements Scenario {
 
   @Override
   public Map<String, List<String>> knobs() {
-    return Map.of(KNOB, List.of(name(CommittedCheck.STATE_LOCK)));
+    return Map.of(KNOB, List.of(Scenario.optionName(CommittedCheck.STATE_LOCK)));
   }
 
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
-    String dflt = name(CommittedCheck.LOCK_FREE);
+    String dflt = Scenario.optionName(CommittedCheck.LOCK_FREE);
     List<Target> serving = targets.list().stream().filter(t -> t.servesKnob(KNOB)).toList();
     for (Target t : serving) {
       DioScenario.fill(Files.createDirectories(t.dir().resolve(NAME)).resolve("dio.dat"));

@@ -12,7 +12,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -39,10 +38,6 @@ final class DioScenario implements Scenario {
   private static final long HOLES = FILE / 2;
   private static final int ALIGN = 4096;
 
-  static String name(DioLocking d) {
-    return d.name().toLowerCase(Locale.ROOT).replace('_', '-');
-  }
-
   @Override
   public String name() {
     return NAME;
@@ -60,7 +55,7 @@ final class DioScenario implements Scenario {
     List<String> others = new ArrayList<>();
     for (DioLocking d : DioLocking.values()) {
       if (d != dflt) {
-        others.add(name(d));
+        others.add(Scenario.optionName(d));
       }
     }
     return Map.of(KNOB, others);
@@ -69,7 +64,7 @@ final class DioScenario implements Scenario {
   /** Writes the file on every target (and fio's on the host), then every operation × block size × target. */
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
-    String dflt = name(io.ext4j.fs.Ext4Options.defaults().dioLocking());
+    String dflt = Scenario.optionName(io.ext4j.fs.Ext4Options.defaults().dioLocking());
     Path fioFile = null;
     if (scratch != null) {
       fioFile = Files.createDirectories(scratch.resolve("dio")).resolve("dio.dat");

@@ -13,7 +13,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -36,10 +35,6 @@ final class MetadataScenario implements Scenario {
   private static final int MAX_FILES = 200;
   private static final int SIZE = 4096;
 
-  static String name(WriteAccessPath p) {
-    return p.name().toLowerCase(Locale.ROOT).replace('_', '-');
-  }
-
   @Override
   public String name() {
     return NAME;
@@ -47,12 +42,12 @@ final class MetadataScenario implements Scenario {
 
   @Override
   public Map<String, List<String>> knobs() {
-    return Map.of(KNOB, List.of(name(WriteAccessPath.ALWAYS_LOCKED)));
+    return Map.of(KNOB, List.of(Scenario.optionName(WriteAccessPath.ALWAYS_LOCKED)));
   }
 
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
-    String dflt = name(WriteAccessPath.LOCK_FREE_FAST_PATH);
+    String dflt = Scenario.optionName(WriteAccessPath.LOCK_FREE_FAST_PATH);
     List<Cell> cells = new ArrayList<>();
     for (int threads : o.threads()) {
       for (Target t : targets.list()) {

@@ -28,6 +28,11 @@ interface Scenario {
    */
   List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException;
 
+  /** An engine strategy as the provider option takes it: {@code SHARED_OVERWRITE} → {@code shared-overwrite}. */
+  static String optionName(Enum<?> strategy) {
+    return strategy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
   /** The value of this scenario's knob an in-process target runs with (its default for the plain {@code ext4j}), else null. */
   static String setting(Target t, String knob, String defaultValue) {
     if (!t.inProcess()) {

@@ -214,7 +214,7 @@ public final class SuiteReport {
   }
 
   private void committedVerdict(List<String> out) {
-    String locked = Target.EXT4J + "/" + CommittedCheckScenario.name(io.ext4j.jbd2.CommittedCheck.STATE_LOCK);
+    String locked = Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.CommittedCheck.STATE_LOCK);
     List<String> figures = new ArrayList<>();
     boolean met = true;
     boolean any = false;
@@ -272,7 +272,7 @@ public final class SuiteReport {
     if (rowsOf(DioScenario.NAME, "randwrite").isEmpty()) {
       return;
     }
-    String exclusive = Target.EXT4J + "/" + DioScenario.name(io.ext4j.fs.DioLocking.ALWAYS_EXCLUSIVE);
+    String exclusive = Target.EXT4J + "/" + Scenario.optionName(io.ext4j.fs.DioLocking.ALWAYS_EXCLUSIVE);
     out.add(against("dio: shared-lock aligned overwrite at 10 threads ≥ 0.8 of fio's O_DIRECT rate", List.of("randwrite", "write"),
         Target.EXT4J, FioBound.TARGET, 0.8, true));
     out.add(against("dio: always-exclusive visibly serialized (≤ 0.8 of the shared lock's overwrites)", List.of("randwrite", "write"),

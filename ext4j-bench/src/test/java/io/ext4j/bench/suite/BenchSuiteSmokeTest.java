@@ -86,12 +86,12 @@ class BenchSuiteSmokeTest {
     for (String op : CommittedCheckScenario.OPS) {
       List<CellResult> rows = report.rowsOf(CommittedCheckScenario.NAME, op);
       assertThat(SuiteReport.targetsOf(rows)).containsAll(r.targets().get(CommittedCheckScenario.NAME).keySet())
-          .contains(Target.EXT4J + "/" + CommittedCheckScenario.name(io.ext4j.jbd2.CommittedCheck.STATE_LOCK));
+          .contains(Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.CommittedCheck.STATE_LOCK));
       assertThat(rows.stream().filter(x -> !x.target().equals(Target.FUSE2FS))).allSatisfy(BenchSuiteSmokeTest::measured);
     }
     List<CellResult> meta = report.rowsOf(MetadataScenario.NAME, MetadataScenario.VARIANT);
     assertThat(SuiteReport.targetsOf(meta)).containsAll(r.targets().get(MetadataScenario.NAME).keySet())
-        .contains(Target.EXT4J + "/" + MetadataScenario.name(io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED));
+        .contains(Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED));
     assertThat(meta).allSatisfy(BenchSuiteSmokeTest::measured);
     List<CellResult> pop = report.rowsOf(PopulateScenario.NAME, PopulateScenario.VARIANT);
     assertThat(SuiteReport.targetsOf(pop)).contains(Target.EXT4J, PopulateScenario.MKE2FS); // e2fsprogs: an oracle everywhere tests run
