@@ -99,16 +99,7 @@ public final class NioFsyncBenchmark {
    * kernel-side benchmarks make theirs.
    */
   private static void warmImage(Path img, long bytes) throws IOException, InterruptedException {
-    try (FileChannel c = FileChannel.open(img, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ByteBuffer zero = ByteBuffer.allocateDirect(1 << 20);
-      for (long at = 0; at < bytes; at += zero.capacity()) {
-        zero.clear();
-        while (zero.hasRemaining()) {
-          c.write(zero, at + zero.position());
-        }
-      }
-      c.force(true);
-    }
+    ZeroFiles.create(img, bytes);
     Process p = new ProcessBuilder("mkfs.ext4", "-q", "-F", "-b", "4096", img.toString()).inheritIO().start();
     if (p.waitFor() != 0) {
       throw new IOException("mkfs.ext4 " + img + " exited " + p.exitValue());
@@ -117,14 +108,7 @@ public final class NioFsyncBenchmark {
 
   /** FILE_BLOCKS written blocks, made durable, so that overwrites change no metadata. */
   private static void prefill(Path f) throws IOException {
-    try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer zero = ByteBuffer.allocate(FILE_BLOCKS * BLOCK);
-      while (zero.hasRemaining()) {
-        c.write(zero, zero.position());
-      }
-      c.force(true);
-    }
+    ZeroFiles.create(f, (long) FILE_BLOCKS * BLOCK);
   }
 
   private static double run(Path dir, int threads, boolean append, Duration window) throws Exception {

@@ -12,13 +12,13 @@ import java.nio.file.StandardOpenOption;
  * Later overwrites then need no block allocation, so {@code fdatasync} flushes data and the device
  * cache only — the same footing for the journal image and the baseline files.
  */
-final class ZeroFiles {
+public final class ZeroFiles {
   private static final int CHUNK = 1 << 20;
 
   private ZeroFiles() {}
 
   /** Creates or truncates {@code file} to {@code bytes} bytes of written zeros and fsyncs it. */
-  static void create(Path file, long bytes) throws IOException {
+  public static void create(Path file, long bytes) throws IOException {
     ByteBuffer zeros = ByteBuffer.allocateDirect(CHUNK);
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.TRUNCATE_EXISTING)) {

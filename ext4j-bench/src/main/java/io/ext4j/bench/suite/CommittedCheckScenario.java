@@ -38,8 +38,9 @@ final class CommittedCheckScenario implements Scenario {
 
   @Override
   public Map<String, List<String>> knobs() {
-    return Map.of(KNOB, List.of(Scenario.optionName(CommittedCheck.STATE_LOCK)));
+    return Scenario.othersThan(KNOB, CommittedCheck.LOCK_FREE);
   }
+
 
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {

@@ -51,15 +51,9 @@ final class DioScenario implements Scenario {
 
   @Override
   public Map<String, List<String>> knobs() {
-    DioLocking dflt = io.ext4j.fs.Ext4Options.defaults().dioLocking();
-    List<String> others = new ArrayList<>();
-    for (DioLocking d : DioLocking.values()) {
-      if (d != dflt) {
-        others.add(Scenario.optionName(d));
-      }
-    }
-    return Map.of(KNOB, others);
+    return Scenario.othersThan(KNOB, io.ext4j.fs.Ext4Options.defaults().dioLocking());
   }
+
 
   /** Writes the file on every target (and fio's on the host), then every operation × block size × target. */
   @Override

@@ -42,8 +42,9 @@ final class MetadataScenario implements Scenario {
 
   @Override
   public Map<String, List<String>> knobs() {
-    return Map.of(KNOB, List.of(Scenario.optionName(WriteAccessPath.ALWAYS_LOCKED)));
+    return Scenario.othersThan(KNOB, WriteAccessPath.LOCK_FREE_FAST_PATH);
   }
+
 
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {

@@ -33,6 +33,12 @@ interface Scenario {
     return strategy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
+  /** The knobs of a scenario comparing the constants of one strategy: {@code knob} → every constant but {@code dflt}. */
+  static Map<String, List<String>> othersThan(String knob, Enum<?> dflt) {
+    return Map.of(knob, java.util.Arrays.stream(dflt.getDeclaringClass().getEnumConstants()).filter(e -> e != dflt)
+        .map(Scenario::optionName).toList());
+  }
+
   /** The value of this scenario's knob an in-process target runs with (its default for the plain {@code ext4j}), else null. */
   static String setting(Target t, String knob, String defaultValue) {
     if (!t.inProcess()) {

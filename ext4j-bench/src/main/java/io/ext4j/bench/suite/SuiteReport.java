@@ -220,7 +220,7 @@ public final class SuiteReport {
     boolean any = false;
     for (String v : CommittedCheckScenario.OPS) {
       List<CellResult> rows = rowsOf(CommittedCheckScenario.NAME, v);
-      Optional<Double> q = ratioOf2(rows, Target.EXT4J, locked);
+      Optional<Double> q = ratio(rows, Target.EXT4J, locked, CommittedCheckScenario.THREADS);
       if (q.isPresent()) {
         any = true;
         met &= q.get() >= 0.95;
@@ -231,14 +231,6 @@ public final class SuiteReport {
       out.add("committed-check: the lock-free check never slower than the locked one (within 5 %): " + (met ? "met" : "not met")
           + " (lock-free ÷ locked, " + String.join(", ", figures) + ")");
     }
-  }
-
-  /** {@code a}'s rate over {@code b}'s in rows of one thread count. */
-  private static Optional<Double> ratioOf2(List<CellResult> rows, String a, String b) {
-    Optional<Double> x = rows.stream().filter(r -> r.target().equals(a) && r.failure() == null).map(CellResult::opsPerSec).findFirst();
-    Optional<Double> y = rows.stream().filter(r -> r.target().equals(b) && r.failure() == null && r.opsPerSec() > 0)
-        .map(CellResult::opsPerSec).findFirst();
-    return x.isPresent() && y.isPresent() ? Optional.of(x.get() / y.get()) : Optional.empty();
   }
 
   private void metadataVerdicts(List<String> out) {

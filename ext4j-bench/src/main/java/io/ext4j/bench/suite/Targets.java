@@ -1,5 +1,6 @@
 package io.ext4j.bench.suite;
 
+import io.ext4j.bench.ZeroFiles;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
@@ -10,13 +11,10 @@ import io.ext4j.fuse.FuseMount;
 import io.ext4j.fuse.FuseOptions;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -79,12 +77,7 @@ public final class Targets implements AutoCloseable {
 
   private synchronized void make(long imageSize, Map<String, List<String>> knobs, boolean direct, PrintStream log)
       throws IOException {
-    Files.createDirectories(work);
-    closers.add(() -> {
-      if (!keep) {
-        deleteTree(work);
-      }
-    });
+    makeWork();
     Path base = work.resolve("base.img");
     log.printf("bench: making a %d MiB image (%s)%n", imageSize >> 20, base);
     makeBase(base, imageSize);
@@ -186,13 +179,18 @@ public final class Targets implements AutoCloseable {
    */
   public static Targets bare(Path dir, boolean keep) throws IOException {
     Targets t = new Targets(dir.toAbsolutePath().normalize(), keep);
-    Files.createDirectories(t.work);
-    t.closers.add(() -> {
+    t.makeWork();
+    return t;
+  }
+
+  /** Makes the work directory; the last thing {@link #close()} does is remove it, unless kept. */
+  private synchronized void makeWork() throws IOException {
+    Files.createDirectories(work);
+    closers.add(() -> {
       if (!keep) {
-        deleteTree(t.work);
+        deleteTree(work);
       }
     });
-    return t;
   }
 
   /** The directory the targets live in. */
@@ -208,16 +206,7 @@ public final class Targets implements AutoCloseable {
   /** Zeros written through all of {@code bytes}, then ext4j's mkfs (4 KiB blocks, default features, fixed UUID). */
   static void makeBase(Path base, long bytes) throws IOException {
     long size = bytes / 4096 * 4096;
-    try (FileChannel c = FileChannel.open(base, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ByteBuffer zero = ByteBuffer.allocateDirect(1 << 20);
-      for (long at = 0; at < size; at += zero.capacity()) {
-        zero.clear().limit((int) Math.min(zero.capacity(), size - at));
-        while (zero.hasRemaining()) {
-          c.write(zero, at + zero.position());
-        }
-      }
-      c.force(true);
-    }
+    ZeroFiles.create(base, size);
     Geometry g = Geometry.of(MkfsParameters.builder().sizeBytes(size).blockSize(4096).build());
     try (FileBlockDevice dev = FileBlockDevice.open(base, 4096)) {
       Mkfs.format(dev, g, Mkfs.Identity.reproducible(UUID, MADE), true);
