@@ -51,7 +51,7 @@ public final class ReportFiles {
 
   /** Operations per second against threads, a series per target; the kernel's dashed, as the reference. */
   static XYChart throughput(String scenario, String variant, List<CellResult> rows) {
-    XYChart c = new XYChartBuilder().width(900).height(520).title(scenario + " / " + variant + ": " + SuiteReport.describe(variant))
+    XYChart c = new XYChartBuilder().width(900).height(520).title(scenario + " / " + variant + ": " + SuiteReport.describe(scenario, variant))
         .xAxisTitle("threads (log scale)").yAxisTitle("operations/s").build();
     List<Integer> threads = SuiteReport.threadsOf(rows);
     // x is log2(threads), labelled where it is a whole thread count (a blank elsewhere: XChart draws no empty text)

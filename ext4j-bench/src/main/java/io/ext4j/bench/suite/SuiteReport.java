@@ -380,11 +380,6 @@ public final class SuiteReport {
     };
   }
 
-  /** As {@link #describe(String, String)} for an fsync variant. */
-  static String describe(String variant) {
-    return describe(FsyncScenario.NAME, variant);
-  }
-
   static String markdown(Table t) {
     StringBuilder s = new StringBuilder();
     s.append("| ").append(String.join(" | ", t.columns())).append(" |\n");
