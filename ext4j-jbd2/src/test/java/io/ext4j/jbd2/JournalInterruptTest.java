@@ -12,16 +12,18 @@ import org.junit.jupiter.api.Timeout;
 /** Journal waits are uninterruptible (as jbd2's) but keep the caller's interrupt status. */
 @Tag("fast")
 class JournalInterruptTest {
+  private static final Duration BATCH = Duration.ofMillis(500);
 
   @Test
   @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void syncStop_byAnInterruptedThread_commitsAndKeepsTheInterrupt() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("interrupt");
     JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1))
-        .batchingPolicy(BatchingPolicies.JBD2).minBatchTime(Duration.ofMillis(2)).build();
+        .batchingPolicy(BatchingPolicies.JBD2).minBatchTime(BATCH).maxBatchTime(BATCH).build();
     try (Journal j = Journal.create(dev, JournalFixtures.MAP, o)) {
       // Another thread's synchronous stop: this thread is then not the last sync writer, so the jbd2
-      // policy sleeps in its stop (the transaction is younger than the 2 ms floor).
+      // policy sleeps in its stop: the transaction is younger than the batch time, which is long
+      // (500 ms) so that a slow, loaded machine cannot age it past the floor before its stop.
       JournalFixtures.asyncRun(() -> {
         Handle warm = j.start(1);
         warm.setSync(true);
@@ -49,7 +51,7 @@ class JournalInterruptTest {
       }
       assertThat(j.stats().batchWaits() - waitsBefore).as("the stop went through the policy's sleep").isOne();
       assertThat(Duration.ofNanos(slept)).as("an interrupted sleep still sleeps the batch time").isGreaterThanOrEqualTo(
-          Duration.ofMillis(2));
+          BATCH);
       assertThat(j.isCommitted(tid)).isTrue();
     }
     assertThat(dev.block(100)[0]).isEqualTo((byte) 7);
