@@ -42,9 +42,24 @@ public interface BatchContext {
   void yieldThread();
 
   /**
-   * Waits until {@code handleCount() >= target}, or {@code nanoTime() >= deadline}, or no handle
-   * joined for {@code quietNanos}; woken early by the join that reaches the target (other joins do
-   * not wake the waiter: it re-checks the quiet gap on its own timer). Returns the handle count.
+   * Distinct threads that have joined the running transaction so far (a thread with several
+   * handles in it counts once).
    */
-  int awaitHandles(int target, long deadlineNanos, long quietNanos);
+  int writerCount();
+
+  /**
+   * Distinct threads that joined the running transaction or either of the two transactions
+   * committed before it: the writers active now. Two fsync callers whose commits alternate (each
+   * transaction holding one of them) count two here, where the previous commit alone shows one.
+   */
+  int recentWriters();
+
+  /**
+   * Waits until {@code writerCount() >= target}, or {@code nanoTime() >= deadline}, or no thread
+   * joined for {@code quietNanos} — counted from the later of the last join and the start of this
+   * wait, so a transaction whose last join is already old still gives the others one quiet gap to
+   * arrive. Woken early by the join that reaches the target (other joins do not wake the waiter: it
+   * re-checks the quiet gap on its own timer). Returns the writer count.
+   */
+  int awaitWriters(int target, long deadlineNanos, long quietNanos);
 }

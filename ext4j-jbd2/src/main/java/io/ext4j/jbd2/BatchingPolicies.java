@@ -74,18 +74,20 @@ public final class BatchingPolicies {
   };
 
   /**
-   * ext4j's default. At commit time, not at stop: when the running transaction has fewer handles
-   * than the last committed one had, the handles released by that commit are probably about to
-   * come back; wait for them, waking as soon as the expected number has joined, when no one joined
-   * for a quiet gap, or at a deadline of half the average commit time (clamped to [min, max] batch
-   * time). A lone writer finds its expected count (1) already there and never waits; a steady group
-   * commits whole instead of in alternating halves.
+   * ext4j's default. At commit time, not at stop: when fewer threads have joined the running
+   * transaction than were writing lately (joined it or one of the two committed before it), the
+   * missing ones are probably about to come back — released by the last commit, on their way to
+   * their next update; wait for them, waking as soon as all have joined, when no one joined for a
+   * quiet gap, or at a deadline of half the average commit time (clamped to [min, max] batch time).
+   * A lone writer finds its expected count (1) already there and never waits; a steady group commits
+   * whole instead of in halves, and two fsync callers whose commits alternate (each transaction
+   * holding one of them, which the last commit alone cannot show) are brought into one.
    */
   public static final BatchingPolicy ADAPTIVE = new Named("adaptive") {
     @Override
     public void beforeCommit(BatchContext c) {
-      int expected = c.previousCommitHandles();
-      if (expected <= 1 || c.handleCount() >= expected) {
+      int expected = c.recentWriters();
+      if (expected <= 1 || c.writerCount() >= expected) {
         return;
       }
       long window = Math.min(Math.max(c.averageCommitNanos() / 2, c.minBatchNanos()), c.maxBatchNanos());
@@ -93,7 +95,7 @@ public final class BatchingPolicies {
         return;
       }
       long quiet = Math.min(Math.max(window / 16, QUIET_FLOOR_NANOS), QUIET_CAP_NANOS);
-      c.awaitHandles(expected, c.nanoTime() + window, quiet);
+      c.awaitWriters(expected, c.nanoTime() + window, quiet);
     }
   };
 

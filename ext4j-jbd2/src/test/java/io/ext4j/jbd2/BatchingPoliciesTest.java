@@ -27,6 +27,8 @@ class BatchingPoliciesTest {
     long transactionStart = now;
     long averageCommit;
     int previousHandles;
+    int writers = 1;
+    int recentWriters;
     boolean lastSyncWriter;
     long minBatch;
     long maxBatch = 15 * MS;
@@ -44,6 +46,7 @@ class BatchingPoliciesTest {
     private void joinersArrive() {
       Integer n = joins.poll();
       handles += n == null ? 0 : n;
+      writers += n == null ? 0 : n;
     }
 
     @Override public long nanoTime() {
@@ -96,10 +99,18 @@ class BatchingPoliciesTest {
       joinersArrive();
     }
 
-    @Override public int awaitHandles(int target, long deadlineNanos, long quietNanos) {
+    @Override public int writerCount() {
+      return writers;
+    }
+
+    @Override public int recentWriters() {
+      return recentWriters;
+    }
+
+    @Override public int awaitWriters(int target, long deadlineNanos, long quietNanos) {
       calls.add("await " + target + " for " + (deadlineNanos - now) + " quiet " + quietNanos);
       joinersArrive();
-      return handles;
+      return writers;
     }
   }
 
@@ -222,18 +233,18 @@ class BatchingPoliciesTest {
   // ---------------------------------------------------------------- adaptive
 
   @Test
-  void adaptive_fewerHandlesThanLastCommit_awaitsThemForHalfTheAverageCommit() {
+  void adaptive_fewerWritersThanLately_awaitsThemForHalfTheAverageCommit() {
     Script s = new Script().joining(3);
-    s.previousHandles = 4;
+    s.recentWriters = 4;
     s.averageCommit = 2 * MS;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 4 for " + MS + " quiet " + 50 * US);
   }
 
   @Test
-  void adaptive_expectedHandlesAlreadyJoined_doesNotWait() {
+  void adaptive_expectedWritersAlreadyJoined_doesNotWait() {
     Script s = new Script();
-    s.handles = 4;
-    s.previousHandles = 4;
+    s.writers = 4;
+    s.recentWriters = 4;
     s.averageCommit = 2 * MS;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).isEmpty();
   }
@@ -241,7 +252,7 @@ class BatchingPoliciesTest {
   @Test
   void adaptive_loneWriter_neverWaits() {
     Script s = new Script();
-    s.previousHandles = 1;
+    s.recentWriters = 1;
     s.averageCommit = 2 * MS;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).isEmpty();
   }
@@ -249,7 +260,7 @@ class BatchingPoliciesTest {
   @Test
   void adaptive_deadlineIsClampedToMaxBatch_andTheQuietGapTo50Microseconds() {
     Script s = new Script();
-    s.previousHandles = 10;
+    s.recentWriters = 10;
     s.averageCommit = 100 * MS;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 10 for " + 15 * MS + " quiet " + 50 * US);
   }
@@ -257,7 +268,7 @@ class BatchingPoliciesTest {
   @Test
   void adaptive_quietGapIsASixteenthOfTheWindow_betweenTheBounds() {
     Script s = new Script();
-    s.previousHandles = 3;
+    s.recentWriters = 3;
     s.averageCommit = 1200 * US; // window 600 us
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 3 for " + 600 * US + " quiet " + 37_500);
   }
@@ -265,7 +276,7 @@ class BatchingPoliciesTest {
   @Test
   void adaptive_deadlineIsRaisedToMinBatch_andTheQuietGapIsAtLeast20Microseconds() {
     Script s = new Script();
-    s.previousHandles = 3;
+    s.recentWriters = 3;
     s.averageCommit = 40 * US;
     s.minBatch = 100 * US;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 3 for " + 100 * US + " quiet " + 20 * US);
@@ -274,14 +285,14 @@ class BatchingPoliciesTest {
   @Test
   void adaptive_withoutAnAverageOrMinimum_doesNotWait() {
     Script s = new Script();
-    s.previousHandles = 3;
+    s.recentWriters = 3;
     assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).isEmpty();
   }
 
   @Test
   void adaptive_waitsOnlyAtCommit_neverInTheSyncStop() {
     Script s = new Script();
-    s.previousHandles = 4;
+    s.recentWriters = 4;
     s.averageCommit = 2 * MS;
     BatchingPolicies.ADAPTIVE.onSyncStop(s);
     assertThat(s.calls).isEmpty();

@@ -322,6 +322,7 @@ final class CommitProcess {
       long avg = averageCommitNanos;
       averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
       previousCommitHandles = t.handleCount;
+      e.forgetOldWritersLocked(t.tid);
       e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {

@@ -79,16 +79,32 @@ final class EngineBatchContext implements BatchContext {
   }
 
   @Override
-  public int awaitHandles(int target, long deadlineNanos, long quietNanos) {
+  public int writerCount() {
+    return transaction.writers;
+  }
+
+  @Override
+  public int recentWriters() {
+    engine.stateLock.lock();
+    try {
+      return engine.recentWritersLocked(transaction);
+    } finally {
+      engine.stateLock.unlock();
+    }
+  }
+
+  @Override
+  public int awaitWriters(int target, long deadlineNanos, long quietNanos) {
     engine.stats.batchWaits.increment();
     engine.stateLock.lock();
     try {
+      long begun = nanoTime();
       engine.batchWaitBeginLocked(transaction, target);
       try {
         while (true) {
-          int count = transaction.handleCount;
+          int count = transaction.writers;
           long now = nanoTime();
-          long quietEnd = transaction.lastJoinNanos + quietNanos;
+          long quietEnd = Math.max(transaction.lastJoinNanos, begun) + quietNanos;
           if (count >= target || now - deadlineNanos >= 0 || now - quietEnd >= 0 || engine.isAborted()
               || transaction.state() != TransactionState.RUNNING) {
             return count;
@@ -98,7 +114,7 @@ final class EngineBatchContext implements BatchContext {
             engine.handleJoined.await(wait, TimeUnit.NANOSECONDS);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return transaction.handleCount;
+            return transaction.writers;
           }
         }
       } finally {

@@ -69,7 +69,9 @@ public final class JournalEngine {
   private int commitRequest; // stateLock
   private final LogSpace log; // stateLock (its cursors)
   private int tailSequence; // stateLock: tid of the oldest transaction still in the log
-  private int batchWaiters; // stateLock: threads in awaitHandles
+  private int batchWaiters; // stateLock: threads in awaitWriters
+  /** stateLock: each thread that joined a recent transaction → the tid it last joined (the older ones forgotten after each commit). */
+  private final java.util.Map<Thread, Integer> lastJoined = new java.util.IdentityHashMap<>();
   private boolean closing; // stateLock
   private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
 
@@ -220,10 +222,14 @@ public final class JournalEngine {
         t.outstandingCredits += total;
         t.updates++;
         t.handleCount++;
+        Integer before = lastJoined.put(Thread.currentThread(), t.tid);
+        if (before == null || before != t.tid) {
+          t.writers++;
+        }
         long now = options.clock().nanoTime();
         t.lastJoinNanos = now;
         t.maxWaitNanos.accumulateAndGet(now - startWait, Math::max);
-        if (batchWaiters > 0 && t.handleCount >= t.batchTarget) {
+        if (batchWaiters > 0 && t.writers >= t.batchTarget) {
           handleJoined.signalAll(); // only the join that completes the batch wakes the waiter
         }
         h.transaction = t;
@@ -625,7 +631,30 @@ public final class JournalEngine {
     spaceFreed.signalAll();
   }
 
-  /** A batching policy waits for {@code target} handles of {@code t}. Caller holds stateLock. */
+  /**
+   * Distinct threads whose last join was {@code t} or one of the two transactions before it; forgets
+   * the threads that joined nothing since (so a finished thread is not kept).
+   */
+  int recentWritersLocked(Transaction t) {
+    checkState();
+    int recent = 0;
+    for (var it = lastJoined.values().iterator(); it.hasNext(); ) {
+      if (t.tid - it.next() <= 2) {
+        recent++;
+      } else {
+        it.remove();
+      }
+    }
+    return recent;
+  }
+
+  /** After {@code tid} committed: forgets the threads that joined nothing from two transactions before it on. */
+  void forgetOldWritersLocked(int tid) {
+    checkState();
+    lastJoined.values().removeIf(last -> tid - last >= 2);
+  }
+
+  /** A batching policy waits for {@code target} writers of {@code t}. Caller holds stateLock. */
   void batchWaitBeginLocked(Transaction t, int target) {
     checkState();
     batchWaiters++;

@@ -26,7 +26,8 @@ final class Transaction {
   int outstandingCredits; // stateLock: credits handed out plus the descriptor/commit overhead
   volatile int handleCount; // written under stateLock; read lock-free by batching policies
   volatile long lastJoinNanos; // written under stateLock
-  int batchTarget = Integer.MAX_VALUE; // stateLock: a batching wait wants a signal when this many handles joined
+  volatile int writers; // written under stateLock: distinct threads that joined; read lock-free by batching policies
+  int batchTarget = Integer.MAX_VALUE; // stateLock: a batching wait wants a signal when this many writers joined
   long requestedNanos; // stateLock: first commit request, 0 if none
   long lockedNanos; // commit thread only
   long flushNanos; // commit thread only
