@@ -31,8 +31,8 @@ import picocli.CommandLine.Parameters;
         + "ext4 (a loop mount of an identical image, and the host directory), on fuse2fs, and fio's device bound, "
         + "side by side in one run, rows interleaved in slices. Targets that need root or a missing tool are "
         + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, populate.",
-        "Defaults (about three minutes as root): every scenario, fsync and metadata at 1, 4 and 16 threads, dio at 4k and 1m, 0.5 s per "
-            + "cell in two slices, 256 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
+        "Defaults (about two and a half minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.4 s per "
+            + "cell in two slices after 0.05 s of warmup each, 128 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
             + "./bench-report. The full run: --threads 1,2,4,8,16,32,64 --block-sizes 4k,16k,64k,512k,1m --seconds 6 "
             + "--slices 3 --warmup 0.5."},
     subcommands = {BenchJournalCommand.class})
@@ -40,7 +40,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "Scenarios to run (default: all).")
   List<String> scenarios;
 
-  @Option(names = "--threads", split = ",", paramLabel = "N[,N...]", defaultValue = "1,4,16",
+  @Option(names = "--threads", split = ",", paramLabel = "N[,N...]", defaultValue = "1,2,16",
       description = "Thread counts (default: ${DEFAULT-VALUE}; the full run: 1,2,4,8,16,32,64).")
   List<Integer> threads;
 
@@ -48,7 +48,7 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Block sizes of the dio scenario, multiples of 4k (default: ${DEFAULT-VALUE}).")
   List<String> blockSizes;
 
-  @Option(names = "--seconds", paramLabel = "S", defaultValue = "0.5",
+  @Option(names = "--seconds", paramLabel = "S", defaultValue = "0.4",
       description = "Measured seconds per cell, split over the slices (default: ${DEFAULT-VALUE}).")
   double seconds;
 
@@ -56,12 +56,13 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Interleaved slices per cell (default: ${DEFAULT-VALUE}).")
   int slices;
 
-  @Option(names = "--warmup", paramLabel = "S", defaultValue = "0.1",
+  @Option(names = "--warmup", paramLabel = "S", defaultValue = "0.05",
       description = "Unmeasured seconds before each slice (default: ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--image-size", paramLabel = "SIZE", defaultValue = "256m",
-      description = "Size of each target's image, with k/m/g suffix (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--image-size", paramLabel = "SIZE", defaultValue = "auto",
+      description = "Size of each target's image, with k/m/g suffix (default: auto, 256 MiB per second of each slice's warmup "
+          + "and window, at least 128 MiB: the defaults' 128 MiB, the full run's 640 MiB).")
   String imageSize;
 
   @Option(names = "--work", paramLabel = "DIR", defaultValue = "ext4j-bench-work",
@@ -81,12 +82,15 @@ public final class BenchCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Override
-  public Integer call() throws Exception {
-    long size = MkfsCommand.parseSize(imageSize, null)[0];
-    if (seconds <= 0 || warmup < 0 || !Double.isFinite(seconds) || !Double.isFinite(warmup)) {
-      throw new CliException("--seconds must be positive and --warmup not negative");
+  /** The run the options ask for (with none given: {@link SuiteOptions#defaults()}, which a test holds them to). */
+  SuiteOptions options() throws CliException {
+    if (seconds <= 0 || warmup < 0 || !Double.isFinite(seconds) || !Double.isFinite(warmup) || slices < 1) {
+      throw new CliException("--seconds must be positive, --warmup not negative and --slices at least 1");
     }
+    Duration perCell = Duration.ofMillis(Math.round(seconds * 1000));
+    Duration warm = Duration.ofMillis(Math.round(warmup * 1000));
+    long size = imageSize.equals("auto") ? SuiteOptions.imageSizeFor(perCell.dividedBy(slices), warm)
+        : MkfsCommand.parseSize(imageSize, null)[0];
     List<Integer> sizes = new java.util.ArrayList<>();
     for (String b : blockSizes) {
       long v = MkfsCommand.parseSize(b, null)[0];
@@ -95,9 +99,13 @@ public final class BenchCommand implements Callable<Integer> {
       }
       sizes.add((int) v);
     }
-    SuiteOptions o = new SuiteOptions(scenarios == null || scenarios.isEmpty() ? SuiteOptions.SCENARIOS : scenarios, threads,
-        sizes, Duration.ofMillis(Math.round(seconds * 1000)), slices, Duration.ofMillis(Math.round(warmup * 1000)), size, work, out,
-        keep);
+    return new SuiteOptions(scenarios == null || scenarios.isEmpty() ? SuiteOptions.SCENARIOS : scenarios, threads,
+        sizes, perCell, slices, warm, size, work, out, keep);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    SuiteOptions o = options();
     PrintWriter stdout = spec.commandLine().getOut();
     PrintStream log = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true,
         java.nio.charset.StandardCharsets.UTF_8);

@@ -31,7 +31,8 @@ import java.util.Set;
  *       (the btrfs many-file fsync case).
  * </ul>
  * Every counted operation returned only once its 4 KiB (and the new size) were durable. Each slice
- * opens its files truncated, so an image never holds more than one slice's appends.
+ * makes its files and removes them after its window, so an image holds one slice's appends at most
+ * (at N threads, N × the slice's rate × 4 KiB: size images for the longest slice, {@code --image-size}).
  */
 final class FsyncScenario implements Scenario {
   static final String NAME = "fsync";
@@ -97,13 +98,16 @@ final class FsyncScenario implements Scenario {
     boolean force = !variant.equals("osync") && !variant.equals("odsync");
     boolean metaData = !variant.equals("fdatasync");
     List<FileChannel> opened = new ArrayList<>();
+    List<Path> made = new ArrayList<>();
     Throwable failure = null;
     try {
       List<TimedRun.Op> ops = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
         FileChannel[] mine = new FileChannel[files];
         for (int j = 0; j < files; j++) {
-          mine[j] = FileChannel.open(dir.resolve("t" + i + (files > 1 ? "-" + j : "")), open);
+          Path f = dir.resolve("t" + i + (files > 1 ? "-" + j : ""));
+          made.add(f);
+          mine[j] = FileChannel.open(f, open);
           opened.add(mine[j]);
         }
         ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK);
@@ -125,7 +129,11 @@ final class FsyncScenario implements Scenario {
       failure = t;
       throw t;
     } finally {
-      Channels.closeAll(opened, failure);
+      try {
+        Channels.closeAll(opened, failure);
+      } finally {
+        Channels.deleteAll(made, failure); // outside the window: an image holds one slice's appends at most
+      }
     }
   }
 }

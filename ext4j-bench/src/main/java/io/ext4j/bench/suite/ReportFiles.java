@@ -38,7 +38,12 @@ public final class ReportFiles {
       List<CellResult> rows = report.rowsOf(v[0], v[1]);
       String base = v[0] + "-" + v[1];
       boolean dio = v[0].equals(DioScenario.NAME);
-      written.addAll(save(dio ? perBlockSize(v[1], rows, false) : throughput(v[0], v[1], rows), charts.resolve(base)));
+      Chart<?, ?> rate = dio ? perBlockSize(v[1], rows, false) : throughput(v[0], v[1], rows);
+      if (rate == null) {
+        chartNames.add(new String[] {v[0], v[1], null, null}); // every cell of the variant failed: its table says why
+        continue;
+      }
+      written.addAll(save(rate, charts.resolve(base)));
       CategoryChart lat = dio ? perBlockSize(v[1], rows, true) : latency(v[0], v[1], rows);
       if (lat != null) {
         written.addAll(save(lat, charts.resolve(base + "-latency")));
@@ -49,7 +54,10 @@ public final class ReportFiles {
     return written;
   }
 
-  /** Operations per second against threads, a series per target; the kernel's dashed, as the reference. */
+  /**
+   * Operations per second against threads, a series per target that measured something (the
+   * kernel's dashed, as the reference); null when no target did.
+   */
   static XYChart throughput(String scenario, String variant, List<CellResult> rows) {
     XYChart c = new XYChartBuilder().width(900).height(520).title(scenario + " / " + variant + ": " + SuiteReport.describe(scenario, variant))
         .xAxisTitle("threads (log scale)").yAxisTitle("operations/s").build();
@@ -69,13 +77,16 @@ public final class ReportFiles {
           ys.add(r);
         });
       }
+      if (xs.isEmpty()) {
+        continue; // every cell of this target failed
+      }
       XYSeries s = c.addSeries(t, xs, ys);
       s.setMarker(SeriesMarkers.CIRCLE);
       if (t.startsWith("kernel") || t.equals(FioBound.TARGET)) {
         s.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
       }
     }
-    return c;
+    return c.getSeriesMap().isEmpty() ? null : c;
   }
 
   /** A dio operation: per block size, a bar per target: IOPS, or with {@code latency} the mean latency. */
@@ -155,8 +166,9 @@ public final class ReportFiles {
     }
     for (String[] c : charts) {
       SuiteReport.Table t = report.table(c[0], c[1]);
+      String note = SuiteReport.note(c[0], c[1]);
       s.append("<h2>").append(esc(c[0] + " / " + c[1])).append("</h2>\n<p>").append(esc(SuiteReport.describe(c[0], c[1])))
-          .append(".</p>\n<table><tr>");
+          .append(".").append(note == null ? "" : " " + esc(note)).append("</p>\n<table><tr>");
       t.columns().forEach(h -> s.append("<th>").append(esc(h)).append("</th>"));
       s.append("</tr>");
       for (List<String> row : t.rows()) {
@@ -164,8 +176,10 @@ public final class ReportFiles {
         row.forEach(v -> s.append("<td>").append(esc(v)).append("</td>"));
         s.append("</tr>");
       }
-      s.append("</table>\n<img src=\"charts/").append(c[2]).append(".svg\" alt=\"").append(esc(c[0] + " " + c[1]))
-          .append(" throughput\">\n");
+      s.append("</table>\n");
+      if (c[2] != null) {
+        s.append("<img src=\"charts/").append(c[2]).append(".svg\" alt=\"").append(esc(c[0] + " " + c[1])).append(" throughput\">\n");
+      }
       if (c[3] != null) {
         s.append("<img src=\"charts/").append(c[3]).append(".svg\" alt=\"").append(esc(c[0] + " " + c[1])).append(" latency\">\n");
       }

@@ -26,6 +26,9 @@ public final class SuiteReport {
     }
   }
 
+  /** The memory target: the engine within its configured cache plus this much. */
+  static final int ENGINE_SLACK_MIB = 128;
+
   private static final List<Ratio> RATIOS = List.of(new Ratio(Target.EXT4J, Target.HOST), new Ratio(Target.EXT4J, Target.LOOP),
       new Ratio(Target.EXT4J, FioBound.TARGET), new Ratio(Target.EXT4J, Target.FUSE2FS), new Ratio(Target.FUSE, Target.LOOP),
       new Ratio(Target.FUSE, Target.FUSE2FS), new Ratio(Target.EXT4J, PopulateScenario.MKE2FS));
@@ -80,27 +83,33 @@ public final class SuiteReport {
 
   /**
    * A {@code dio} operation: per block size and target, KiB/s, IOPS and mean latency (the seed's
-   * shape), with the rate against fio's on the host file and against the kernel's loop mount.
+   * shape), with the rate against fio's on the host file, against the same threads on the host's
+   * own file system, and against the kernel's loop mount.
    */
   private Table dioTable(String variant) {
     List<CellResult> rows = rowsOf(DioScenario.NAME, variant);
-    List<String> columns = List.of("block", "target", "KiB/s", "IOPS", "mean µs", "÷ " + FioBound.TARGET, "÷ " + Target.LOOP);
+    List<String> against = List.of(FioBound.TARGET, Target.HOST, Target.LOOP);
+    List<String> columns = new ArrayList<>(List.of("block", "target", "KiB/s", "IOPS", "mean µs"));
+    against.forEach(d -> columns.add("÷ " + d));
     List<List<String>> cells = new ArrayList<>();
     for (int bs : rows.stream().map(CellResult::bytesPerOp).distinct().toList()) {
       List<CellResult> at = rows.stream().filter(r -> r.bytesPerOp() == bs).toList();
-      Optional<Double> device = at.stream().filter(r -> r.target().equals(FioBound.TARGET)).map(CellResult::opsPerSec).findFirst();
-      Optional<Double> loop = at.stream().filter(r -> r.target().equals(Target.LOOP) && r.failure() == null)
-          .map(CellResult::opsPerSec).findFirst();
       for (CellResult r : at) {
-        String name = r.target() + (r.isDefault() ? " (default)" : "");
+        List<String> row = new ArrayList<>(List.of(size(bs), r.target() + (r.isDefault() ? " (default)" : "")));
         if (r.failure() != null) {
-          cells.add(List.of(size(bs), name, "failed", "—", "—", "—", "—"));
+          row.add("failed");
+          while (row.size() < columns.size()) {
+            row.add("—");
+          }
+          cells.add(row);
           continue;
         }
-        cells.add(List.of(size(bs), name, count(r.kibPerSec()), count(r.opsPerSec()),
-            Double.isNaN(r.meanMicros()) ? "—" : String.format(Locale.ROOT, "%.0f", r.meanMicros()),
-            device.filter(d -> d > 0 && !r.target().equals(FioBound.TARGET)).map(d -> fixed2(r.opsPerSec() / d)).orElse("—"),
-            loop.filter(d -> d > 0 && !r.target().equals(Target.LOOP)).map(d -> fixed2(r.opsPerSec() / d)).orElse("—")));
+        row.addAll(List.of(count(r.kibPerSec()), count(r.opsPerSec()),
+            Double.isNaN(r.meanMicros()) ? "—" : String.format(Locale.ROOT, "%.0f", r.meanMicros())));
+        for (String d : against) {
+          row.add(r.target().equals(d) ? "—" : rateAt(at, d, bs).filter(v -> v > 0).map(v -> fixed2(r.opsPerSec() / v)).orElse("—"));
+        }
+        cells.add(row);
       }
     }
     return new Table(DioScenario.NAME, variant, columns, cells);
@@ -179,7 +188,36 @@ public final class SuiteReport {
       out.add(verdict("populate: ext4j mkfs -d no slower than mke2fs -d", pop, Target.EXT4J, PopulateScenario.MKE2FS, List.of(1),
           1.0));
     }
+    memoryVerdict(out);
     return out;
+  }
+
+  /** The engine's resident memory (its probe's) within its configured cache plus {@value #ENGINE_SLACK_MIB} MiB, per scenario. */
+  private void memoryVerdict(List<String> out) {
+    if (result.engineMemory().isEmpty()) {
+      return;
+    }
+    long limit = result.cacheBytes() + ((long) ENGINE_SLACK_MIB << 20);
+    boolean met = true;
+    boolean measured = false;
+    List<String> figures = new ArrayList<>();
+    for (Map.Entry<String, MemoryProbe.Result> e : result.engineMemory().entrySet()) {
+      MemoryProbe.Result m = e.getValue();
+      if (m.failure() != null) {
+        figures.add(e.getKey() + ": not measured, " + m.failure());
+        continue;
+      }
+      measured = true;
+      met &= m.engineBytes() <= limit;
+      figures.add(e.getKey() + " " + mib(m.engineBytes()));
+    }
+    out.add("memory: the engine within its cache + " + ENGINE_SLACK_MIB + " MiB (" + mib(limit) + "; peak RSS it adds to a JVM "
+        + "running the same workload on kernel-host): " + (!measured ? "not measured" : met ? "met" : "not met") + " ("
+        + String.join(", ", figures) + ")");
+  }
+
+  private static String mib(long bytes) {
+    return (bytes >> 20) + " MiB";
   }
 
   private void fsyncVerdicts(List<String> out) {
@@ -272,27 +310,48 @@ public final class SuiteReport {
     out.add(against("dio: reads ≥ 0.8 of fio's", List.of("randread", "read"), Target.EXT4J, FioBound.TARGET, 0.8, true));
   }
 
-  /** {@code num} ÷ {@code den} per operation and block size; met when every ratio is ≥ (or with {@code atLeast} false ≤) {@code bound}. */
+  /**
+   * {@code num} ÷ {@code den} per operation and block size; met when every ratio is ≥ (or with
+   * {@code atLeast} false ≤) {@code bound}. A missed bound against fio's rate also gives what
+   * bounds it: the same threads and calls on kernel-host (the host's own file, no engine) ÷ fio.
+   */
   private String against(String what, List<String> variants, String num, String den, double bound, boolean atLeast) {
-    List<String> figures = new ArrayList<>();
-    boolean met = true;
+    Map<String, Double> q = dioRatios(variants, num, den);
+    if (q.isEmpty()) {
+      String why = result.skipped().get(den);
+      return what + ": not measured (" + den + (why != null ? " skipped: " + why : " did not run") + ")";
+    }
+    boolean met = q.values().stream().allMatch(v -> atLeast ? v >= bound : v <= bound);
+    String figures = figures(q);
+    if (!met && den.equals(FioBound.TARGET)) {
+      Map<String, Double> host = dioRatios(variants, Target.HOST, den);
+      if (!host.isEmpty()) {
+        figures += "; the same threads on kernel-host ÷ fio: " + figures(host);
+      }
+    }
+    return what + ": " + (met ? "met" : "not met") + " (" + figures + ")";
+  }
+
+  /** {@code num} ÷ {@code den} per dio operation and block size where both measured: "randwrite 4k" → ratio. */
+  private Map<String, Double> dioRatios(List<String> variants, String num, String den) {
+    Map<String, Double> out = new LinkedHashMap<>();
     for (String v : variants) {
       List<CellResult> rows = rowsOf(DioScenario.NAME, v);
       for (int bs : rows.stream().map(CellResult::bytesPerOp).distinct().toList()) {
         Optional<Double> n = rateAt(rows, num, bs);
         Optional<Double> d = rateAt(rows, den, bs).filter(x -> x > 0);
         if (n.isPresent() && d.isPresent()) {
-          double q = n.get() / d.get();
-          met &= atLeast ? q >= bound : q <= bound;
-          figures.add(v + " " + size(bs) + ": " + fixed2(q));
+          out.put(v + " " + size(bs), n.get() / d.get());
         }
       }
     }
-    if (figures.isEmpty()) {
-      String why = result.skipped().get(den);
-      return what + ": not measured (" + den + (why != null ? " skipped: " + why : " did not run") + ")";
-    }
-    return what + ": " + (met ? "met" : "not met") + " (" + String.join(", ", figures) + ")";
+    return out;
+  }
+
+  private static String figures(Map<String, Double> ratios) {
+    List<String> parts = new ArrayList<>();
+    ratios.forEach((k, v) -> parts.add(k + ": " + fixed2(v)));
+    return String.join(", ", parts);
   }
 
   private String verdict(String what, List<CellResult> rows, String num, String den, List<Integer> threads, double atLeast) {
@@ -321,6 +380,10 @@ public final class SuiteReport {
     for (String[] v : variants()) {
       Table t = table(v[0], v[1]);
       s.append("\n").append(v[0]).append(" / ").append(v[1]).append(" (").append(describe(v[0], v[1])).append(")\n\n");
+      String note = note(v[0], v[1]);
+      if (note != null) {
+        s.append(note).append("\n\n");
+      }
       s.append(markdown(t));
     }
     List<CellResult> failed = result.rows().stream().filter(r -> r.failure() != null).toList();
@@ -347,7 +410,25 @@ public final class SuiteReport {
     List<String> open = new ArrayList<>();
     result.targets().forEach((sc, m) -> open.add(sc + " " + m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count()));
     s.append(String.join(", ", open)).append(")\n");
+    if (!result.engineMemory().isEmpty()) {
+      s.append("memory probe (one engine in a JVM of its own, one slice of every variant at ").append(result.options().threads().stream()
+          .mapToInt(Integer::intValue).max().orElse(0)).append(" threads (dio, committed-check: ").append(DioScenario.THREADS)
+          .append(") and ").append(size(result.options().blockSizes().stream().mapToInt(Integer::intValue).max().orElse(0)))
+          .append(" blocks): peak RSS on kernel-host → with the engine too\n");
+      result.engineMemory().forEach((k, m) -> s.append("  ").append(k).append(": ").append(m.failure() != null ? m.failure()
+          : mib(m.baselineBytes()) + " → " + mib(m.withEngineBytes()) + ", engine " + mib(m.engineBytes())).append('\n'));
+    }
     return s.toString();
+  }
+
+  /** What a reader of a variant's table should know beyond its caption, or null. */
+  static String note(String scenario, String variant) {
+    if (scenario.equals(FsyncScenario.NAME) && variant.equals("fsync")) {
+      return "Every policy but the default acts in a synchronous handle's stop (jbd2's h_sync), which fsync does not take: "
+          + "as ext4's, it completes the transaction. Their rows all run the no-batching path, and their spread is the "
+          + "machine's noise. The default acts at commit, waiting for the threads that were writing lately.";
+    }
+    return null;
   }
 
   /** What a variant's operation is, for the table's caption. */
@@ -410,7 +491,8 @@ public final class SuiteReport {
 
   /**
    * One JSON object: {@code {"started", "seconds", "options":{…}, "machine":{…}, "targets":{scenario:{name:how}},
-   * "skipped":{name:why}, "peakRssBytes":{scenario:bytes}, "cacheBytes", "loadAfter", "verdicts":[…],
+   * "skipped":{name:why}, "peakRssBytes":{scenario:bytes},
+   * "engineMemory":{scenario:{baselineBytes, withEngineBytes, engineBytes} or {failure}}, "cacheBytes", "loadAfter", "verdicts":[…],
    * "rows":[{scenario, variant, target, setting, default, threads, bytesPerOp, opsPerSec, meanMicros, p50Micros,
    * p99Micros, p999Micros, operations, seconds, failure}]}}; NaN figures and absent values are null.
    */
@@ -430,6 +512,9 @@ public final class SuiteReport {
     s.append(",\"targets\":").append(map(result.targets(), m -> map(m, SuiteReport::str)));
     s.append(",\"skipped\":").append(map(result.skipped(), SuiteReport::str));
     s.append(",\"peakRssBytes\":").append(map(result.peakRssBytes(), v -> v < 0 ? "null" : v.toString()));
+    s.append(",\"engineMemory\":").append(map(result.engineMemory(), m -> m.failure() != null ? "{\"failure\":" + str(m.failure()) + "}"
+        : "{\"baselineBytes\":" + m.baselineBytes() + ",\"withEngineBytes\":" + m.withEngineBytes() + ",\"engineBytes\":"
+        + m.engineBytes() + "}"));
     s.append(",\"cacheBytes\":").append(result.cacheBytes());
     s.append(",\"loadAfter\":").append(str(result.loadAfter()));
     s.append(",\"verdicts\":").append(list(verdicts(), SuiteReport::str));

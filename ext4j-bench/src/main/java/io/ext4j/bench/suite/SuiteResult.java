@@ -12,11 +12,14 @@ import java.util.Map;
  * @param skipped each target that could not run here: name → why
  * @param peakRssBytes per scenario, this process's peak resident set while it ran (-1 where unknown);
  *     the in-process engine, the FUSE mount's server and the workload threads all live in it
+ * @param engineMemory per scenario, what one engine added to a JVM of its own running the scenario's
+ *     heaviest cells ({@link MemoryProbe})
  * @param cacheBytes the engine's configured block cache per open image
  * @param loadAfter the load average when the run ended (the machine's other work)
  */
 public record SuiteResult(SuiteOptions options, Machine machine, Map<String, Map<String, String>> targets, Map<String, String> skipped,
-    List<CellResult> rows, Map<String, Long> peakRssBytes, long cacheBytes, Instant started, Duration took, String loadAfter) {
+    List<CellResult> rows, Map<String, Long> peakRssBytes,
+    Map<String, MemoryProbe.Result> engineMemory, long cacheBytes, Instant started, Duration took, String loadAfter) {
   public SuiteResult {
     rows = List.copyOf(rows);
   }

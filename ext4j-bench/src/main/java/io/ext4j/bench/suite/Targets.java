@@ -39,6 +39,7 @@ import java.util.Map;
 public final class Targets implements AutoCloseable {
   private static final byte[] UUID = HexFormat.of().parseHex("3e1f4a2b5c6d4e7f8091a2b3c4d5e6f7");
   private static final Instant MADE = Instant.parse("2026-01-01T00:00:00Z");
+  private static final String BASE = "base.img";
 
   private final List<Target> targets = new ArrayList<>();
   private final Map<String, String> skipped = new LinkedHashMap<>(); // this
@@ -78,7 +79,7 @@ public final class Targets implements AutoCloseable {
   private synchronized void make(long imageSize, Map<String, List<String>> knobs, boolean direct, PrintStream log)
       throws IOException {
     makeWork();
-    Path base = work.resolve("base.img");
+    Path base = work.resolve(BASE);
     log.printf("bench: making a %d MiB image (%s)%n", imageSize >> 20, base);
     makeBase(base, imageSize);
 
@@ -191,6 +192,22 @@ public final class Targets implements AutoCloseable {
         deleteTree(work);
       }
     });
+  }
+
+  /**
+   * Only {@code targets}, already made, in {@code work} (which this does not remove): for the memory
+   * probe, whose JVM makes its own.
+   */
+  static Targets listing(Path work, List<Target> targets) {
+    Targets t = new Targets(work, true);
+    t.targets.addAll(targets);
+    return t;
+  }
+
+  /** The base image every target's image is a copy of, null for {@link #bare} targets. */
+  Path base() {
+    Path base = work.resolve(BASE);
+    return Files.exists(base) ? base : null;
   }
 
   /** The directory the targets live in. */

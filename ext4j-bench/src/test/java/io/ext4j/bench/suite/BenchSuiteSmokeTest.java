@@ -107,6 +107,14 @@ class BenchSuiteSmokeTest {
       assertThat(SuiteReport.rateAt(report.rowsOf(DioScenario.NAME, "randread"), FioBound.TARGET, 4096)).isPresent();
     }
 
+    assertThat(r.engineMemory()).as("every scenario's memory probe").containsOnlyKeys(SuiteOptions.SCENARIOS);
+    r.engineMemory().forEach((scenario, m) -> {
+      assertThat(m.failure()).as(scenario + " memory probe; " + log).isNull();
+      assertThat(m.baselineBytes()).as(scenario).isPositive();
+      assertThat(m.withEngineBytes()).as(scenario).isGreaterThanOrEqualTo(m.baselineBytes());
+    });
+    assertThat(report.verdicts()).anySatisfy(v -> assertThat(v).startsWith("memory: the engine within its cache").doesNotContain("not measured"));
+
     List<Path> files = ReportFiles.write(report, out);
     assertThat(Files.readAllLines(out.resolve("results.csv"))).hasSize(r.rows().size() + 1);
     String json = Files.readString(out.resolve("results.json"));

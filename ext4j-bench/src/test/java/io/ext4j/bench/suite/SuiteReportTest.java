@@ -2,6 +2,7 @@ package io.ext4j.bench.suite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +23,7 @@ class SuiteReportTest {
     SuiteOptions o = new SuiteOptions(List.of("fsync"), List.of(1, 16), List.of(4096), Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20,
         Path.of("w"), Path.of("o"), false);
     return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of("fsync", Map.of()), skipped, rows,
-        Map.of("fsync", 1L << 20), 64L << 20, Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
+        Map.of("fsync", 1L << 20), Map.of("fsync", new MemoryProbe.Result(100L << 20, 300L << 20, null)), 64L << 20, Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
   }
 
   @Test
@@ -46,9 +47,28 @@ class SuiteReportTest {
         "fsync: ext4j ≥ kernel-host at 16+ threads: met (16: 1.50)",
         "fsync: ext4j ≥ 2× kernel-loop at every thread count: not measured (kernel-loop skipped: needs root)",
         "fsync: ext4j ≥ 0.7 of kernel-host at 1 thread: met (1: 0.80)",
-        "fsync: the default policy within 5% of the best at every thread count: not met (1: 0.80 of tick, 16: 1.00)");
+        "fsync: the default policy within 5% of the best at every thread count: not met (1: 0.80 of tick, 16: 1.00)",
+        "memory: the engine within its cache + 128 MiB (192 MiB; peak RSS it adds to a JVM running the same workload on kernel-host):"
+            + " not met (fsync 200 MiB)");
     assertThat(r.csv().lines().count()).isEqualTo(rows.size() + 1);
-    assertThat(r.json()).contains("\"skipped\":{\"kernel-loop\":\"needs root\"}").contains("\"opsPerSec\":800.000");
+    assertThat(r.json()).contains("\"skipped\":{\"kernel-loop\":\"needs root\"}").contains("\"opsPerSec\":800.000")
+        .contains("\"engineMemory\":{\"fsync\":{\"baselineBytes\":104857600,\"withEngineBytes\":314572800,\"engineBytes\":209715200}}");
+  }
+
+  @Test
+  void cellsThatAllFailed_leaveTheirTableAndNoChart(@org.junit.jupiter.api.io.TempDir Path out) throws Exception {
+    List<CellResult> rows = new ArrayList<>();
+    rows.add(row("fsync", "ext4j", "adaptive", true, 1, 800));
+    rows.add(row("fsync", "kernel-host", null, false, 1, 1000));
+    rows.add(new CellResult("fsync", "fsync", "kernel-loop", null, false, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
+        0, "No space left on device"));
+    rows.add(new CellResult("fsync", "osync", "ext4j", "adaptive", true, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
+        0, "ENOSPC"));
+    List<Path> files = ReportFiles.write(report(rows, Map.of()), out);
+    assertThat(files).contains(out.resolve("charts/fsync-fsync.svg")).doesNotContain(out.resolve("charts/fsync-osync.svg"));
+    assertThat(out.resolve("charts/fsync-osync.png")).doesNotExist();
+    assertThat(Files.readString(out.resolve("index.html"))).contains("fsync / osync").contains("charts/fsync-fsync.svg")
+        .doesNotContain("charts/fsync-osync");
   }
 
   @Test
@@ -59,6 +79,13 @@ class SuiteReportTest {
     }
     assertThat(FioBound.figures("some warning\n" + line + "\n", false)).containsExactly(2912.0, 81.0);
     assertThat(FioBound.figures(line.toString(), true)).containsExactly(8.0, 40.0);
+  }
+
+  @Test
+  void theMemoryProbeJvm_takesTheHeapAndCollectorOptions_notAgentsOrCaches() {
+    assertThat(MemoryProbe.jvmOptions(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:AOTCache=/x/ext4j.aot", "-javaagent:j.jar",
+        "-Xss1m", "-ea", "--enable-native-access=ALL-UNNAMED", "-XX:-UseG1GC", "-Dfoo=bar")))
+        .containsExactly("-Xmx256m", "-XX:+UseSerialGC", "-Xss1m", "--enable-native-access=ALL-UNNAMED", "-XX:-UseG1GC");
   }
 
   @Test
