@@ -36,6 +36,13 @@ class BatchWritersTest {
     }
   }
 
+  /** A new journal on a memory device that commits only when asked, batching with {@code policy}. */
+  private static Journal journal(String name, BatchingPolicy policy) throws Exception {
+    MemoryBlockDevice dev = JournalFixtures.device(name);
+    return Journal.create(dev, JournalFixtures.MAP,
+        JournalOptions.builder().commitInterval(Duration.ofHours(1)).batchingPolicy(policy).build());
+  }
+
   /** One update from the calling thread, committed and waited for. */
   private static void commitOne(Journal j, int block, int handles) throws Exception {
     int tid = 0;
@@ -55,11 +62,9 @@ class BatchWritersTest {
   @Test
   @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void alternatingThreads_countTwoRecentWriters_andSeveralHandlesOfOneThreadCountOnce() throws Exception {
-    MemoryBlockDevice dev = JournalFixtures.device("writers");
     Recording policy = new Recording();
-    JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1)).batchingPolicy(policy).build();
     ExecutorService other = Executors.newSingleThreadExecutor(); // one other thread, the same each time
-    try (Journal j = Journal.create(dev, JournalFixtures.MAP, o)) {
+    try (Journal j = journal("writers", policy)) {
       commitOne(j, 100, 3); // this thread, three handles in one transaction
       other.submit(() -> {
         commitOne(j, 101, 1); // the other thread alone
@@ -83,10 +88,8 @@ class BatchWritersTest {
   @Test
   @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aThreadThatStopsWriting_isForgottenAfterTwoCommits() throws Exception {
-    MemoryBlockDevice dev = JournalFixtures.device("writers-gone");
     Recording policy = new Recording();
-    JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1)).batchingPolicy(policy).build();
-    try (Journal j = Journal.create(dev, JournalFixtures.MAP, o)) {
+    try (Journal j = journal("writers-gone", policy)) {
       JournalFixtures.asyncRun(() -> commitOne(j, 100, 1)).get(30, TimeUnit.SECONDS); // a thread that then ends
       for (int i = 0; i < 3; i++) {
         commitOne(j, 101 + i, 1);

@@ -10,31 +10,26 @@ import java.util.List;
 final class Channels {
   private Channels() {}
 
+  private interface Step<T> {
+    void apply(T item) throws IOException;
+  }
+
   /** Closes every channel; a failure to close is thrown, or added to {@code failure} when the slice already failed. */
   static void closeAll(List<FileChannel> channels, Throwable failure) throws IOException {
-    IOException first = null;
-    for (FileChannel ch : channels) {
-      try {
-        ch.close();
-      } catch (IOException e) {
-        if (failure != null) {
-          failure.addSuppressed(e);
-        } else if (first == null) {
-          first = e;
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
-    }
+    every(channels, FileChannel::close, failure);
   }
 
   /** Removes every file; a failure is thrown, or added to {@code failure} when the slice already failed. */
   static void deleteAll(List<Path> files, Throwable failure) throws IOException {
+    every(files, Files::deleteIfExists, failure);
+  }
+
+  /** {@code step} on every item, each tried whatever the others did; the first failure thrown, or all added to {@code failure}. */
+  private static <T> void every(List<T> items, Step<T> step, Throwable failure) throws IOException {
     IOException first = null;
-    for (Path f : files) {
+    for (T item : items) {
       try {
-        Files.deleteIfExists(f);
+        step.apply(item);
       } catch (IOException e) {
         if (failure != null) {
           failure.addSuppressed(e);
