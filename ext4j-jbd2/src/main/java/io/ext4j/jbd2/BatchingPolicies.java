@@ -19,6 +19,12 @@ public final class BatchingPolicies {
 
   static final long QUIET_CAP_NANOS = 50_000L;
 
+  /**
+   * How many quiet gaps a wait costs in practice: the last writers to come back are the slowest to
+   * be scheduled, so a wait that reaches them lasts several gaps, not one.
+   */
+  static final int WAIT_PAYS_FACTOR = 4;
+
   /** No batching: a synchronous stop requests its commit at once. */
   public static final BatchingPolicy NONE = new Named("none") {};
 
@@ -87,7 +93,8 @@ public final class BatchingPolicies {
     @Override
     public void beforeCommit(BatchContext c) {
       int expected = c.recentWriters();
-      if (expected <= 1 || c.writerCount() >= expected) {
+      int joined = c.writerCount();
+      if (expected <= 1 || joined >= expected) {
         return;
       }
       long window = Math.min(Math.max(c.averageCommitNanos() / 2, c.minBatchNanos()), c.maxBatchNanos());
@@ -95,6 +102,12 @@ public final class BatchingPolicies {
         return;
       }
       long quiet = Math.min(Math.max(window / 16, QUIET_FLOOR_NANOS), QUIET_CAP_NANOS);
+      // A wait costs at least one quiet gap of this commit; it pays only when the missing writers'
+      // share of the batch is larger than that gap's share of a commit (two of 64 are not worth it).
+      long commit = Math.max(c.averageCommitNanos(), 2 * window);
+      if ((long) (expected - joined) * commit < (long) expected * quiet * WAIT_PAYS_FACTOR) {
+        return;
+      }
       c.awaitWriters(expected, c.nanoTime() + window, quiet);
     }
   };

@@ -290,6 +290,17 @@ class BatchingPoliciesTest {
   }
 
   @Test
+  void adaptive_aFewMissingOfAManyWriterBatch_areNotWorthTheWait() {
+    Script s = new Script();
+    s.recentWriters = 16;
+    s.writers = 14; // 2 of 16 missing: 12 % of the batch, against 4 × 20 us of a 300 us commit
+    s.averageCommit = 300 * US;
+    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).isEmpty();
+    s.writers = 10; // 6 missing: worth it
+    assertThat(run(BatchingPolicies.ADAPTIVE, s).calls).containsExactly("await 16 for " + 150 * US + " quiet " + 20 * US);
+  }
+
+  @Test
   void adaptive_waitsOnlyAtCommit_neverInTheSyncStop() {
     Script s = new Script();
     s.recentWriters = 4;
