@@ -33,8 +33,8 @@ import picocli.CommandLine.Parameters;
         + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, populate.",
         "Defaults (about two and a half minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.4 s per "
             + "cell in two slices after 0.05 s of warmup each, 128 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
-            + "./bench-report. The full run: --threads 1,2,4,8,16,32,64 --block-sizes 4k,16k,64k,512k,1m --seconds 6 "
-            + "--slices 3 --warmup 0.5."},
+            + "./bench-report. The full run (about 50 minutes as root): --threads 1,2,4,8,16,32,64 --block-sizes "
+            + "4k,16k,64k,512k,1m --seconds 4 --slices 2 --warmup 0.5."},
     subcommands = {BenchJournalCommand.class})
 public final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "Scenarios to run (default: all).")

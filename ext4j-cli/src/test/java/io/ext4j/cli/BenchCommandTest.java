@@ -22,12 +22,12 @@ class BenchCommandTest {
   void theFullRunsOptions_areTakenAsGiven() throws Exception {
     BenchCommand cmd = new BenchCommand();
     new CommandLine(cmd).parseArgs("dio", "fsync", "--threads", "1,2,4,8,16,32,64", "--block-sizes", "4k,16k,64k,512k,1m",
-        "--seconds", "6", "--slices", "3", "--warmup", "0.5");
+        "--seconds", "4", "--slices", "2", "--warmup", "0.5");
     SuiteOptions o = cmd.options();
     assertThat(o.scenarios()).containsExactly("dio", "fsync");
     assertThat(o.threads()).containsExactly(1, 2, 4, 8, 16, 32, 64);
     assertThat(o.blockSizes()).containsExactly(4096, 16384, 65536, 524288, 1048576);
-    assertThat(o.perCell()).isEqualTo(Duration.ofSeconds(6));
+    assertThat(o.perCell()).isEqualTo(Duration.ofSeconds(4));
     assertThat(o.window()).isEqualTo(Duration.ofSeconds(2));
     assertThat(o.warmup()).isEqualTo(Duration.ofMillis(500));
     assertThat(o.imageSize()).as("auto: 256 MiB per second of warmup + window").isEqualTo(640L << 20);

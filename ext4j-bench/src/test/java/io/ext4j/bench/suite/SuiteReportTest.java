@@ -56,6 +56,17 @@ class SuiteReportTest {
   }
 
   @Test
+  void aMissedLoneWriterTarget_namesTheTwoFlushBound() {
+    List<CellResult> rows = new ArrayList<>();
+    rows.add(row("fsync", "ext4j", "adaptive", true, 1, 3000));
+    rows.add(row("fsync", "kernel-host", null, false, 1, 5000));
+    rows.add(row("fdatasync", "device", null, false, 1, 7000));
+    assertThat(report(rows, Map.of()).verdicts()).contains(
+        "fsync: ext4j ≥ 0.7 of kernel-host at 1 thread: not met (1: 0.60; two device flushes per commit bound it at 0.70:"
+            + " fio's 1-job write + fdatasync ÷ 2 ÷ kernel-host)");
+  }
+
+  @Test
   void cellsThatAllFailed_leaveTheirTableAndNoChart(@org.junit.jupiter.api.io.TempDir Path out) throws Exception {
     List<CellResult> rows = new ArrayList<>();
     rows.add(row("fsync", "ext4j", "adaptive", true, 1, 800));
