@@ -36,6 +36,8 @@ final class CommittedCheckScenario implements Scenario {
     return true;
   }
 
+  private final DioScenario.Buffers buffers = new DioScenario.Buffers();
+
   @Override
   public Map<String, List<String>> knobs() {
     return Scenario.othersThan(KNOB, CommittedCheck.LOCK_FREE);
@@ -61,7 +63,7 @@ final class CommittedCheckScenario implements Scenario {
         Path dir = t.dir().resolve(NAME);
         String setting = Scenario.setting(t, KNOB, dflt);
         cells.add(new Cell(NAME, op, t.name(), setting, dflt.equals(setting), THREADS, BLOCK,
-            (warmup, window) -> Cell.Slice.of(DioScenario.slice(dir, dioOp, BLOCK, dsync, warmup, window))));
+            (warmup, window) -> Cell.Slice.of(DioScenario.slice(dir, dioOp, BLOCK, dsync, buffers, warmup, window))));
       }
     }
     return cells;

@@ -38,6 +38,28 @@ final class DioScenario implements Scenario {
   private static final long HOLES = FILE / 2;
   private static final int ALIGN = 4096;
 
+  /**
+   * Each workload thread's aligned direct buffer per block size, made once and reused by every
+   * slice: slices run one at a time on the suite's coordinating thread, which alone touches the map
+   * (a thread uses only its own buffer while its slice runs). A buffer per slice instead left
+   * hundreds of MiB of 1 MiB direct buffers for the collector to find.
+   */
+  static final class Buffers {
+    private final java.util.Map<Integer, ByteBuffer[]> bySize = new java.util.HashMap<>(); // the coordinating thread's
+
+    ByteBuffer[] of(int bs) {
+      return bySize.computeIfAbsent(bs, b -> {
+        ByteBuffer[] a = new ByteBuffer[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+          a[i] = ByteBuffer.allocateDirect(b + ALIGN).alignedSlice(ALIGN);
+        }
+        return a;
+      });
+    }
+  }
+
+  private final Buffers buffers = new Buffers();
+
   @Override
   public String name() {
     return NAME;
@@ -75,7 +97,7 @@ final class DioScenario implements Scenario {
           Path dir = t.dir().resolve(NAME);
           String setting = Scenario.setting(t, KNOB, dflt);
           cells.add(new Cell(NAME, op, t.name(), setting, dflt.equals(setting), THREADS, bs,
-              (warmup, window) -> Cell.Slice.of(slice(dir, op, bs, warmup, window))));
+              (warmup, window) -> Cell.Slice.of(slice(dir, op, bs, false, buffers, warmup, window))));
         }
         if (fioFile != null && !op.equals("randwrite-holes")) {
           Path f = fioFile;
@@ -104,12 +126,9 @@ final class DioScenario implements Scenario {
     }
   }
 
-  static TimedRun.Result slice(Path dir, String op, int bs, Duration warmup, Duration window) throws Exception {
-    return slice(dir, op, bs, false, warmup, window);
-  }
-
   /** One slice of {@code op}; with {@code dsync} the file is opened O_DSYNC too (each write durable on return). */
-  static TimedRun.Result slice(Path dir, String op, int bs, boolean dsync, Duration warmup, Duration window) throws Exception {
+  static TimedRun.Result slice(Path dir, String op, int bs, boolean dsync, Buffers buffers, Duration warmup, Duration window)
+      throws Exception {
     boolean holes = op.equals("randwrite-holes");
     Path f = dir.resolve(holes ? "holes.dat" : "dio.dat");
     if (holes) {
@@ -128,9 +147,10 @@ final class DioScenario implements Scenario {
     Throwable failure = null;
     try {
       List<TimedRun.Op> ops = new ArrayList<>();
+      ByteBuffer[] mine = buffers.of(bs);
       for (int i = 0; i < THREADS; i++) {
         SplittableRandom rnd = new SplittableRandom(i);
-        ByteBuffer buf = ByteBuffer.allocateDirect(bs + ALIGN).alignedSlice(ALIGN);
+        ByteBuffer buf = mine[i];
         ops.add(seq -> {
           long pos = (random ? rnd.nextLong(blocks) : seq % blocks) * bs;
           buf.clear().limit(bs);
