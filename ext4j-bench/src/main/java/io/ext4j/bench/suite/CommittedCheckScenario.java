@@ -25,6 +25,8 @@ final class CommittedCheckScenario implements Scenario {
   static final int THREADS = DioScenario.THREADS;
   static final int BLOCK = 4096;
 
+  private final DioScenario.Buffers buffers = new DioScenario.Buffers();
+
   @Override
   public String name() {
     return NAME;
@@ -36,13 +38,10 @@ final class CommittedCheckScenario implements Scenario {
     return true;
   }
 
-  private final DioScenario.Buffers buffers = new DioScenario.Buffers();
-
   @Override
   public Map<String, List<String>> knobs() {
     return Scenario.othersThan(KNOB, CommittedCheck.LOCK_FREE);
   }
-
 
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {

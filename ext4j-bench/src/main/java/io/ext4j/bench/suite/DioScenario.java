@@ -76,7 +76,6 @@ final class DioScenario implements Scenario {
     return Scenario.othersThan(KNOB, io.ext4j.fs.Ext4Options.defaults().dioLocking());
   }
 
-
   /** Writes the file on every target (and fio's on the host), then every operation × block size × target. */
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
@@ -141,9 +140,12 @@ final class DioScenario implements Scenario {
     boolean write = op.contains("write");
     boolean random = op.startsWith("rand");
     long blocks = (holes ? HOLES : FILE) / bs;
-    FileChannel ch = dsync
-        ? FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT, StandardOpenOption.DSYNC)
-        : FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT);
+    java.util.Set<java.nio.file.OpenOption> open = new java.util.HashSet<>(
+        List.of(StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT));
+    if (dsync) {
+      open.add(StandardOpenOption.DSYNC);
+    }
+    FileChannel ch = FileChannel.open(f, open);
     Throwable failure = null;
     try {
       List<TimedRun.Op> ops = new ArrayList<>();

@@ -45,7 +45,6 @@ final class MetadataScenario implements Scenario {
     return Scenario.othersThan(KNOB, WriteAccessPath.LOCK_FREE_FAST_PATH);
   }
 
-
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
     String dflt = Scenario.optionName(WriteAccessPath.LOCK_FREE_FAST_PATH);

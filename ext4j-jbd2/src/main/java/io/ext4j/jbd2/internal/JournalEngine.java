@@ -632,20 +632,12 @@ public final class JournalEngine {
   }
 
   /**
-   * Distinct threads whose last join was {@code t} or one of the two transactions before it; forgets
-   * the threads that joined nothing since (so a finished thread is not kept).
+   * Distinct threads whose last join was {@code t} or one of the two transactions before it (the
+   * older ones are forgotten after each commit: {@link #forgetOldWritersLocked}).
    */
   int recentWritersLocked(Transaction t) {
     checkState();
-    int recent = 0;
-    for (var it = lastJoined.values().iterator(); it.hasNext(); ) {
-      if (t.tid - it.next() <= 2) {
-        recent++;
-      } else {
-        it.remove();
-      }
-    }
-    return recent;
+    return (int) lastJoined.values().stream().filter(last -> t.tid - last <= 2).count();
   }
 
   /** After {@code tid} committed: forgets the threads that joined nothing from two transactions before it on. */
