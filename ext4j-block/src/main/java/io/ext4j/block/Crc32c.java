@@ -43,8 +43,11 @@ public final class Crc32c {
     return updateTables(crc, b, off, len);
   }
 
-  /** Below this length the table-driven loop is as fast as the JDK call plus the shift. */
-  static final int INTRINSIC_MIN_LENGTH = 512;
+  /**
+   * From this length the JDK call plus the shift is faster than the table loop (JDK 25, x86-64:
+   * 11 against 33 ns at 64 bytes, 22 against 124 ns for a 256-byte inode, 30 against 537 ns at 1 KiB).
+   */
+  static final int INTRINSIC_MIN_LENGTH = 64;
 
   /** The slicing-by-8 table-driven update (the reference the intrinsic path is tested against). */
   static int updateTables(int crc, byte[] b, int off, int len) {
@@ -76,12 +79,12 @@ public final class Crc32c {
     private static final java.util.concurrent.ConcurrentHashMap<Integer, ZeroShift> CACHE =
         new java.util.concurrent.ConcurrentHashMap<>();
     private static final int CACHE_LIMIT = 64;
-    private static volatile ZeroShift last = new ZeroShift(0); // the common case: one block size over and over
-    private final int length;
+    // The lengths in constant use (inodes, blocks, the superblock) are powers of two: one slot each,
+    // filled once (a racing fill makes an equal object; final fields publish it whole).
+    private static final ZeroShift[] POWERS = new ZeroShift[31];
     private final int[][] tables = new int[4][256];
 
     private ZeroShift(int n) {
-      this.length = n;
       int[] op = new int[32]; // column i = image of bit i under one zero byte
       for (int i = 0; i < 32; i++) {
         int v = 1 << i;
@@ -107,18 +110,22 @@ public final class Crc32c {
     }
 
     static ZeroShift of(int n) {
-      ZeroShift recent = last;
-      if (recent.length == n) {
-        return recent;
+      boolean power = Integer.bitCount(n) == 1;
+      if (power) {
+        ZeroShift z = POWERS[Integer.numberOfTrailingZeros(n)];
+        if (z != null) {
+          return z;
+        }
       }
       ZeroShift z = CACHE.get(n);
       if (z == null) {
         z = new ZeroShift(n);
-        if (CACHE.size() < CACHE_LIMIT) {
+        if (power) {
+          POWERS[Integer.numberOfTrailingZeros(n)] = z;
+        } else if (CACHE.size() < CACHE_LIMIT) {
           CACHE.putIfAbsent(n, z);
         }
       }
-      last = z;
       return z;
     }
 

@@ -13,6 +13,7 @@ import io.ext4j.fs.mkfs.Mkfs;
 import io.ext4j.fs.mkfs.MkfsParameters;
 import io.ext4j.fs.populate.HostDirectory;
 import io.ext4j.fs.populate.Populator;
+import io.ext4j.fs.populate.ReadAhead;
 import io.ext4j.fs.populate.TarArchive;
 import io.ext4j.fs.populate.TreeSource;
 import java.io.IOException;
@@ -126,7 +127,7 @@ public final class MkfsCommand implements Callable<Integer> {
       }
       boolean sizing = size == null || (!quiet && Progress.onTerminal()); // a walk of its own: only when needed
       if (Files.isDirectory(source)) {
-        tree = new HostDirectory(source);
+        tree = new ReadAhead(new HostDirectory(source)); // the host walk overlaps the image writes
         needs = sizing ? TreeSize.ofDirectory(source) : null;
       } else if (TarArchive.looksLikeTar(source)) {
         tree = new TarArchive(source);

@@ -127,7 +127,7 @@ public final class BenchSuite {
     // The engine's code runs compiled in every measured slice, the first included: one unmeasured
     // slice of the first cell on each of its targets (in one run a cold JVM measured the first cell 30 % low).
     for (String target : List.of(Target.EXT4J, Target.FUSE)) {
-      cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(JIT_WARMUP));
+      cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(s.jitWarmup(o)));
     }
     for (int slice = 0; slice < o.slices(); slice++) {
       for (Cell c : cells) {

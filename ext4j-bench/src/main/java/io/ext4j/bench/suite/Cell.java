@@ -76,12 +76,16 @@ final class Cell {
   }
 
   /**
-   * Runs one slice of {@code window} whose figures are thrown away, to let the JIT compile the
-   * code every later slice runs; a failure is not recorded here (the measured slices will meet it).
+   * Runs unmeasured slices of {@code window} until {@code window} has passed (one slice of a timed
+   * body; several of a body that runs a whole job, as populate's), to let the JIT compile the code
+   * every later slice runs; a failure is not recorded here (the measured slices will meet it).
    */
   void rehearse(Duration window) {
+    long end = System.nanoTime() + window.toNanos();
     try {
-      body.run(Duration.ZERO, window);
+      do {
+        body.run(Duration.ZERO, window);
+      } while (System.nanoTime() < end);
     } catch (Exception e) {
       // the measured slices report it
     }

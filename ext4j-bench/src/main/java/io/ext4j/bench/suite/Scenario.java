@@ -19,6 +19,14 @@ interface Scenario {
     return false;
   }
 
+  /**
+   * How long the first cell on each engine target runs unmeasured before the slices, so that the
+   * JIT has compiled what they run (see {@link Cell#rehearse}).
+   */
+  default java.time.Duration jitWarmup(SuiteOptions o) {
+    return BenchSuite.JIT_WARMUP;
+  }
+
   /** Provider options this scenario compares → the values besides the default (each becomes an in-process target). */
   Map<String, List<String>> knobs();
 

@@ -248,9 +248,10 @@ public final class BlockAllocator {
         return null;
       }
       int count = lay.groupBlockCount(grp.number);
-      byte[] view = groups.blockBitmapCopy(grp);
-      groups.checkBlockCounts(grp, view);
-      int[] found = find(view, pending, count, Math.min(offset, count), min, want);
+      int[] found = groups.readBlockBitmap(grp, view -> {
+        groups.checkBlockCounts(grp, view);
+        return find(view, pending, count, Math.min(offset, count), min, want);
+      });
       if (found == null) {
         return null;
       }
@@ -299,7 +300,9 @@ public final class BlockAllocator {
           i = skipped;
           continue;
         }
-        int end = Math.min(Math.min(Bitmaps.nextSet(bits, i, count), pending.nextPending(i)), count);
+        // A run is only measured up to want blocks: a longer one is taken at that length anyway
+        // (scanning on to its end cost a whole group's bitmap per allocation in an empty group).
+        int end = Math.min(Bitmaps.nextSet(bits, i, (int) Math.min(count, (long) i + want)), pending.nextPending(i));
         int len = end - i;
         if (len >= want) {
           return new int[] {i, want};

@@ -311,6 +311,29 @@ public final class Groups {
     return buf;
   }
 
+  /** Reads a bitmap lent to it. */
+  @FunctionalInterface
+  public interface BitmapReader<T> {
+    T read(byte[] bits) throws IOException;
+  }
+
+  /**
+   * Lends {@code reader} the group's block bitmap as it reads now, without copying it (a copy per
+   * allocation was most of what allocating blocks allocated): the cached block's own bytes, or a
+   * computed bitmap for BLOCK_UNINIT. The caller holds the group's lock, so no one changes them
+   * meanwhile; the reader must not change or keep them.
+   */
+  public <T> T readBlockBitmap(Group g, BitmapReader<T> reader) throws IOException {
+    assert g.lock.isHeldByCurrentThread();
+    GroupDescriptor d = g.desc();
+    if (d.has(GroupDescriptor.BLOCK_UNINIT)) {
+      return reader.read(uninitBlockBitmap(g.number, d));
+    }
+    try (Buf b = meta.read(d.blockBitmap())) {
+      return reader.read(b.array());
+    }
+  }
+
   /** A copy of the group's block bitmap as it reads now (computed for BLOCK_UNINIT). */
   public byte[] blockBitmapCopy(Group g) throws IOException {
     GroupDescriptor d = g.desc();

@@ -18,7 +18,8 @@ import java.util.function.LongSupplier;
  * filled in from the group counters at every write, as the kernel does from its percpu counters.
  *
  * <h2>Locks and durability</h2>
- * {@code this} guards the bytes. {@link #writeIn} makes the superblock block part of the Tx;
+ * {@code this} guards the bytes; {@link #current} reads their decoded form without the lock (every
+ * operation asks it for the reserved-block owner), refreshed whenever the bytes change. {@link #writeIn} makes the superblock block part of the Tx;
  * {@link #writeDirect} writes it to the device without flushing (the caller flushes).
  */
 public final class SuperblockState {
@@ -26,13 +27,14 @@ public final class SuperblockState {
   private final LongSupplier freeBlocks;
   private final LongSupplier freeInodes;
   private byte[] bytes; // this
+  private volatile Ext4Superblock decoded; // written under this, with bytes; read without it
 
   /** @throws io.ext4j.fs.Ext4FormatException if the superblock, its checksum made whole, still does not decode */
   public SuperblockState(FsLayout lay, Ext4Superblock sb, LongSupplier freeBlocks, LongSupplier freeInodes)
       throws io.ext4j.fs.Ext4FormatException {
     this.lay = lay;
     this.bytes = new SuperblockEditor(sb.toBytes()).encode(); // a checksum torn by a crash is made whole here
-    Ext4Superblock.decode(lay.name(), bytes);
+    this.decoded = Ext4Superblock.decode(lay.name(), bytes);
     this.freeBlocks = freeBlocks;
     this.freeInodes = freeInodes;
   }
@@ -50,23 +52,29 @@ public final class SuperblockState {
   public synchronized void change(Consumer<SuperblockEditor> edit) {
     SuperblockEditor e = new SuperblockEditor(bytes);
     edit.accept(e);
-    bytes = e.encode();
+    set(e.encode());
   }
 
-  /** The current superblock, decoded. */
-  public synchronized Ext4Superblock current() {
+  /** The current superblock, decoded (as of the last change or write; no lock taken). */
+  public Ext4Superblock current() {
+    return decoded;
+  }
+
+  private void set(byte[] now) {
+    assert Thread.holdsLock(this);
     try {
-      return Ext4Superblock.decode(lay.name(), bytes);
+      decoded = Ext4Superblock.decode(lay.name(), now);
     } catch (IOException e) {
       throw new IllegalStateException("the in-memory superblock stopped decoding: " + e.getMessage(), e);
     }
+    bytes = now;
   }
 
   private synchronized byte[] withTotals() {
     SuperblockEditor e = new SuperblockEditor(bytes);
     e.freeBlocksCount(freeBlocks.getAsLong());
     e.freeInodesCount(freeInodes.getAsLong());
-    bytes = e.encode();
+    set(e.encode());
     return bytes.clone();
   }
 

@@ -51,12 +51,14 @@ public final class FileIo {
   private final Orphans orphans;
   private final IndirectMap indirect;
   private final int bs;
+  private final ThreadLocal<byte[]> freshBlock; // each thread's own: composes a new block partly covered by a write
 
   public FileIo(Fs fs, Orphans orphans) {
     this.fs = fs;
     this.orphans = orphans;
     this.indirect = new IndirectMap(fs.lay, fs.meta);
     this.bs = fs.lay.blockSize();
+    this.freshBlock = ThreadLocal.withInitial(() -> new byte[bs]);
   }
 
   // ================================================================ mapping
@@ -506,17 +508,30 @@ public final class FileIo {
         at += bytes;
         continue;
       }
-      // A block only partly covered by the data: compose it in the cache.
+      // A block only partly covered by the data: a fresh one composed with zeros around it and not
+      // kept (nothing maps it yet; a later append reads it back once; populating an image left a
+      // cached tail block per small file for the collector to promote); a written one in the cache.
       long blockStart = lblk * bs;
       int dataFrom = (int) (Math.max(from, blockStart) - blockStart);
       int dataTo = (int) (Math.min(to, blockStart + bs) - blockStart);
-      CachedBlock cb = fresh ? fs.cache.getNew(pblk) : fs.cache.get(pblk);
+      if (fresh) {
+        byte[] a = freshBlock.get();
+        if (dataTo > dataFrom) {
+          java.util.Arrays.fill(a, 0, dataFrom, (byte) 0);
+          data.get((int) (blockStart + dataFrom - dataPos), a, dataFrom, dataTo - dataFrom);
+          java.util.Arrays.fill(a, dataTo, bs, (byte) 0);
+        } else {
+          java.util.Arrays.fill(a, (byte) 0);
+        }
+        fs.device.write(pblk, ByteBuffer.wrap(a));
+        dropCachedPage(pblk);
+        at = blockStart + bs;
+        continue;
+      }
+      CachedBlock cb = fs.cache.get(pblk);
       try {
         synchronized (cb) {
           byte[] a = cb.array();
-          if (fresh) {
-            java.util.Arrays.fill(a, (byte) 0);
-          }
           if (dataTo > dataFrom) {
             data.get((int) (blockStart + dataFrom - dataPos), a, dataFrom, dataTo - dataFrom);
           }

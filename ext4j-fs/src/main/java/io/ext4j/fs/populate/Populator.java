@@ -68,12 +68,14 @@ public final class Populator {
   private long specials;
   private long bytes;
   private byte[] chunk; // the copy buffer of writeContents, made on first use
+  private final byte[] zeros; // one block of zeros, what a hole reads as
   private final java.util.Set<Long> defaultAcls = new java.util.HashSet<>(); // directories whose new entries inherit an ACL
 
   private Populator(Ext4FileSystem fs, Options options, int blockSize) {
     this.fs = fs;
     this.options = options;
     this.bs = blockSize;
+    this.zeros = new byte[blockSize];
   }
 
   /** Copies {@code source} into {@code fs} under directory {@code target} (an inode number). */
@@ -225,7 +227,7 @@ public final class Populator {
         int run = -1; // start of a run of non-zero blocks in chunk
         for (int off = 0; off < n; off += bs) {
           int len = Math.min(bs, n - off);
-          boolean zero = isZero(chunk, off, len);
+          boolean zero = java.util.Arrays.mismatch(chunk, off, off + len, zeros, 0, len) < 0; // vectorized
           if (!zero && run < 0) {
             run = off;
           }
@@ -252,14 +254,5 @@ public final class Populator {
       chunk = new byte[Math.max(bs, 1 << 20) / bs * bs];
     }
     return chunk;
-  }
-
-  private static boolean isZero(byte[] a, int off, int len) {
-    for (int i = off; i < off + len; i++) {
-      if (a[i] != 0) {
-        return false;
-      }
-    }
-    return true;
   }
 }
