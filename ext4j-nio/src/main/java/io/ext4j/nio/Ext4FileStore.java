@@ -13,7 +13,9 @@ import java.nio.file.attribute.PosixFileAttributeView;
  * The one store of an image: space and inode figures from the engine's {@code statfs} (usable
  * space leaves out the root-reserved blocks, as {@code df} does for others; the JVM runs as root
  * here, but {@code getUsableSpace} follows the JDK's meaning of "available to this user" loosely,
- * as the Linux provider gives f_bavail). Attributes "totalInodes", "freeInodes", "blockSize".
+ * as the Linux provider gives f_bavail). Attributes "totalInodes", "freeInodes", "blockSize", and
+ * "journalStats": the journal's {@link io.ext4j.jbd2.JournalStats} since the image was opened (null
+ * without a journal or read-only), for monitoring group commit from outside the engine.
  */
 final class Ext4FileStore extends FileStore {
   private final Ext4NioFileSystem fs;
@@ -81,6 +83,9 @@ final class Ext4FileStore extends FileStore {
 
   @Override
   public Object getAttribute(String attribute) throws IOException {
+    if (attribute.equals("journalStats")) {
+      return fs.engine().journalStats();
+    }
     StatFs s = statfs();
     return switch (attribute) {
       case "totalSpace" -> getTotalSpace();

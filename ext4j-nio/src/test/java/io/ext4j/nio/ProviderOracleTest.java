@@ -58,6 +58,11 @@ class ProviderOracleTest {
       // statfs's f_blocks: the blocks less the metadata overhead, as df shows (the kernel's figure, checked elsewhere)
       assertThat(store.getTotalSpace()).isBetween(24L << 20, 32L << 20);
       assertThat(store.getUnallocatedSpace()).isLessThan(store.getTotalSpace()).isGreaterThanOrEqualTo(store.getUsableSpace());
+      try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
+        ch.force(true); // the writes above commit
+      }
+      var journal = (io.ext4j.jbd2.JournalStats) store.getAttribute("journalStats");
+      assertThat(journal.transactions()).as("transactions committed since open").isGreaterThanOrEqualTo(1);
     }
     E2fsprogs.Result e = E2fsprogs.e2fsckForceNoChange(img);
     assertThat(e.exitCode()).as(e.output()).isZero();

@@ -19,11 +19,20 @@ final class Cell {
 
   /**
    * What one slice measured: {@code latency} per operation (null where a tool measured, as fio),
-   * else the tool's own mean latency in {@code toolMeanMicros}.
+   * else the tool's own mean latency in {@code toolMeanMicros}; an in-process target's journal
+   * commits when the scenario measured them ({@link Commits#NONE} otherwise).
    */
-  record Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros) {
+  record Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros, Commits commits) {
+    Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros) {
+      this(operations, windowNanos, latency, toolMeanMicros, Commits.NONE);
+    }
+
     static Slice of(TimedRun.Result r) {
       return new Slice(r.operations(), r.windowNanos(), r.latencyNanos(), Double.NaN);
+    }
+
+    Slice withCommits(Commits c) {
+      return new Slice(operations, windowNanos, latency, toolMeanMicros, c);
     }
   }
 
@@ -40,6 +49,7 @@ final class Cell {
   private long nanos;
   private double toolMeanWeighted; // Σ mean × operations over the tool's slices
   private long toolOperations;
+  private Commits commits = Commits.NONE; // summed over the slices
   private String failure;
 
   Cell(String scenario, String variant, String target, String setting, boolean isDefault, int threads, int bytesPerOp, Body body) {
@@ -73,6 +83,7 @@ final class Cell {
     }
     operations += s.operations();
     nanos += s.windowNanos();
+    commits = commits.plus(s.commits());
   }
 
   /**
@@ -98,7 +109,7 @@ final class Cell {
     double mean = perOp ? latency.getMean() / 1000.0 : toolOperations > 0 ? toolMeanWeighted / toolOperations : Double.NaN;
     return new CellResult(scenario, variant, target, setting, isDefault, threads, bytesPerOp, rate, mean,
         perOp ? micros(50) : Double.NaN, perOp ? micros(99) : Double.NaN, perOp ? micros(99.9) : Double.NaN, operations,
-        nanos / 1e9, failure);
+        nanos / 1e9, failure, commits.perSecond(), commits.busy());
   }
 
   private double micros(double percentile) {

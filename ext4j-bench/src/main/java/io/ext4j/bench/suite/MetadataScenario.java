@@ -24,7 +24,9 @@ import java.util.SplittableRandom;
  * {@code java.nio.file.Files} on every target. The engine runs with the lock-free get-write-access
  * fast path (the default) and with the buffer state lock always taken (the before). Each slice
  * starts each thread on a fresh directory of 50 files (made and removed outside the window); the
- * draws come from fixed seeds (thread i: seed i), the same on every target.
+ * draws come from fixed seeds (thread i: seed i), the same on every target. The engine's rows also
+ * count its journal's commits over each slice ({@link Commits}): the mix's fsyncs are what bound
+ * it once commits run back to back.
  */
 final class MetadataScenario implements Scenario {
   static final String NAME = "metadata";
@@ -57,7 +59,8 @@ final class MetadataScenario implements Scenario {
         Path dir = Files.createDirectories(t.dir().resolve(NAME));
         String setting = Scenario.setting(t, KNOB, dflt);
         cells.add(new Cell(NAME, VARIANT, t.name(), setting, dflt.equals(setting), threads, SIZE,
-            (warmup, window) -> Cell.Slice.of(slice(dir, threads, warmup, window))));
+            (warmup, window) -> t.inProcess() ? Commits.around(dir, () -> Cell.Slice.of(slice(dir, threads, warmup, window)))
+                : Cell.Slice.of(slice(dir, threads, warmup, window))));
       }
     }
     return cells;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 @Tag("fast")
 class SuiteReportTest {
   private static CellResult row(String variant, String target, String policy, boolean dflt, int threads, double rate) {
-    return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null);
+    return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null, Double.NaN, Double.NaN);
   }
 
   private static SuiteReport report(List<CellResult> rows, Map<String, String> skipped) {
@@ -55,6 +55,27 @@ class SuiteReportTest {
         .contains("\"engineMemory\":{\"fsync\":{\"baselineBytes\":104857600,\"withEngineBytes\":314572800,\"engineBytes\":209715200}}");
   }
 
+  private static CellResult metadata(String target, int threads, double rate, double commitsPerSec, double busy) {
+    return new CellResult("metadata", "fserver-mix", target, null, false, threads, 4096, rate, 50, 40, 90, 300, (long) rate, 1.0, null,
+        commitsPerSec, busy);
+  }
+
+  @Test
+  void aMissedMetadataScaling_namesTheJournaledKernelsScaling_andHowBusyTheCommitsWere() {
+    List<CellResult> rows = new ArrayList<>();
+    rows.add(metadata("ext4j", 1, 30000, 600, 0.5));
+    rows.add(metadata("ext4j", 2, 36000, 720, 0.93));
+    rows.add(metadata("kernel-host", 1, 20000, Double.NaN, Double.NaN));
+    rows.add(metadata("kernel-host", 2, 34000, Double.NaN, Double.NaN));
+    rows.add(metadata("kernel-loop", 1, 24000, Double.NaN, Double.NaN));
+    rows.add(metadata("kernel-loop", 2, 36000, Double.NaN, Double.NaN));
+    SuiteReport r = report(rows, Map.of());
+    assertThat(r.verdicts()).contains("metadata: ext4j's scaling from 1 to 2 threads at least the kernel's: not met (ext4j ×1.20,"
+        + " kernel-host ×1.70; kernel-loop, journaled as ext4j is, ×1.50; ext4j at 2 threads committed 720 transactions/s,"
+        + " one per 50 operations, a commit running 93 % of the time)");
+    assertThat(r.json()).contains("\"commitsPerSec\":720.000,\"commitBusy\":0.930");
+  }
+
   @Test
   void aMissedLoneWriterTarget_namesTheTwoFlushBound() {
     List<CellResult> rows = new ArrayList<>();
@@ -72,9 +93,9 @@ class SuiteReportTest {
     rows.add(row("fsync", "ext4j", "adaptive", true, 1, 800));
     rows.add(row("fsync", "kernel-host", null, false, 1, 1000));
     rows.add(new CellResult("fsync", "fsync", "kernel-loop", null, false, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "No space left on device"));
+        0, "No space left on device", Double.NaN, Double.NaN));
     rows.add(new CellResult("fsync", "osync", "ext4j", "adaptive", true, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "ENOSPC"));
+        0, "ENOSPC", Double.NaN, Double.NaN));
     List<Path> files = ReportFiles.write(report(rows, Map.of()), out);
     assertThat(files).contains(out.resolve("charts/fsync-fsync.svg")).doesNotContain(out.resolve("charts/fsync-osync.svg"));
     assertThat(out.resolve("charts/fsync-osync.png")).doesNotExist();
