@@ -854,7 +854,7 @@ public final class Ext4FileSystem implements AutoCloseable {
         }
       }
       fs.inodes.opened(i);
-      Inode held = fs.inodes.get(ino);
+      Inode held = fs.inodes.ref(i); // the same object (a lookup by number could meet another copy)
       OpenFile f = new OpenFile(this, held, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags), who);
       if (flags.contains(OpenFlag.TRUNCATE) && i.fileType() == RawInode.S_IFREG) {
         try {

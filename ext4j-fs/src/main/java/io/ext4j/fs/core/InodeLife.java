@@ -118,7 +118,7 @@ public final class InodeLife {
         fs.writeInode(tx, inode, true);
         fs.inodeAlloc.free(tx, inode.ino, dir);
       }
-      fs.inodes.forget(inode.ino);
+      fs.inodes.forget(inode);
     } finally {
       inode.rw.writeLock().unlock();
     }
@@ -163,7 +163,7 @@ public final class InodeLife {
     }
     fs.writeInode(tx, inode, false);
     fs.inodeAlloc.free(tx, inode.ino, dir);
-    fs.inodes.forget(inode.ino);
+    fs.inodes.forget(inode);
   }
 
   /** The inode's attributes. */

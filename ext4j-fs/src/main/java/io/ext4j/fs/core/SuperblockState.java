@@ -19,8 +19,9 @@ import java.util.function.LongSupplier;
  *
  * <h2>Locks and durability</h2>
  * {@code this} guards the bytes; {@link #current} reads their decoded form without the lock (every
- * operation asks it for the reserved-block owner), refreshed whenever the bytes change. {@link #writeIn} makes the superblock block part of the Tx;
- * {@link #writeDirect} writes it to the device without flushing (the caller flushes).
+ * operation asks it for the reserved-block owner), refreshed whenever the bytes change.
+ * {@link #writeIn} makes the superblock block part of the Tx; {@link #writeDirect} writes it to the
+ * device without flushing (the caller flushes).
  */
 public final class SuperblockState {
   private final FsLayout lay;

@@ -98,9 +98,22 @@ public final class InodeCache {
     return i.orphaned;
   }
 
-  /** Forgets {@code ino} (after it was freed on disk); references held keep their detached object. */
-  public void forget(long ino) {
-    inodes.remove(ino);
+  /**
+   * Forgets {@code i} (after it was freed on disk); references held keep their detached object.
+   * Only that object leaves the map: once its number is free in the bitmap, another thread may
+   * allocate and install the number again before this runs, and removing that new inode made a
+   * later {@link #get} load a second copy of a live inode (seen as a close counted on the wrong copy).
+   */
+  public void forget(Inode i) {
+    inodes.remove(i.ino, i);
+  }
+
+  /** Another reference to {@code i}, which the caller already holds referenced (pair with {@link #put}). */
+  public Inode ref(Inode i) {
+    if (i.refs.getAndIncrement() < 0) {
+      throw new IllegalStateException(i + " referenced again after it was evicted");
+    }
+    return i;
   }
 
   /** Calls {@code f} for every inode in memory (a snapshot; for shutdown and statistics). */
