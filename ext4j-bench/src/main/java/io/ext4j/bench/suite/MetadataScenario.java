@@ -42,6 +42,17 @@ final class MetadataScenario implements Scenario {
     return NAME;
   }
 
+  /**
+   * The mix runs much engine code, which the JIT takes seconds to compile on 2 vCPUs: in one JVM
+   * 2 s rounds at 1 thread ran 12k, 28k, 35k and 40k ops/s, and with the suite's 500 ms the first
+   * measured cell (the default at 1 thread) ran 0.83 of the always-locked one measured next, nearly
+   * the same code. Eight windows, at least 500 ms, at most 3 s.
+   */
+  @Override
+  public java.time.Duration jitWarmup(SuiteOptions o) {
+    return java.time.Duration.ofMillis(Math.max(BenchSuite.JIT_WARMUP.toMillis(), Math.min(3000, 8 * o.window().toMillis())));
+  }
+
   @Override
   public Map<String, List<String>> knobs() {
     return Scenario.othersThan(KNOB, WriteAccessPath.LOCK_FREE_FAST_PATH);
