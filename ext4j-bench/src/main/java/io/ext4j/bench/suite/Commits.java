@@ -6,10 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * What an in-process target's journal did over one slice, from the store's {@code journalStats}
- * attribute before and after: transactions committed, the time spent committing them (locked,
- * flushing and logging: commits run one at a time, so this over the elapsed time is how busy the
- * commit pipeline was), and the elapsed time.
+ * What an in-process target's journal did over a slice's timed run (warmup and window), from the
+ * store's {@code journalStats} attribute before and after: transactions committed, the time spent
+ * committing them (locked, flushing and logging: commits run one at a time, so this over the
+ * elapsed time is how busy the commit pipeline was), and the elapsed time.
  */
 record Commits(long transactions, double commitSeconds, double elapsedSeconds) {
   static final Commits NONE = new Commits(0, 0, 0);
@@ -20,7 +20,10 @@ record Commits(long transactions, double commitSeconds, double elapsedSeconds) {
     Cell.Slice run() throws Exception;
   }
 
-  /** Runs {@code job} on an in-process target's directory {@code dir} and attaches its journal's commits. */
+  /**
+   * Runs {@code job} on an in-process target's directory {@code dir} and attaches its journal's
+   * commits from just before to just after it (wrap only what is measured).
+   */
   static Cell.Slice around(Path dir, Job job) throws Exception {
     JournalStats before = stats(dir);
     long t0 = System.nanoTime();

@@ -70,14 +70,17 @@ final class MetadataScenario implements Scenario {
         Path dir = Files.createDirectories(t.dir().resolve(NAME));
         String setting = Scenario.setting(t, KNOB, dflt);
         cells.add(new Cell(NAME, VARIANT, t.name(), setting, dflt.equals(setting), threads, SIZE,
-            (warmup, window) -> t.inProcess() ? Commits.around(dir, () -> Cell.Slice.of(slice(dir, threads, warmup, window)))
-                : Cell.Slice.of(slice(dir, threads, warmup, window))));
+            (warmup, window) -> slice(dir, threads, t.inProcess(), warmup, window)));
       }
     }
     return cells;
   }
 
-  static TimedRun.Result slice(Path root, int threads, Duration warmup, Duration window) throws Exception {
+  /**
+   * One slice: fresh directories (made and removed outside the measurement), then the timed run;
+   * with {@code countCommits} (an in-process target) the journal's commits over the timed run only.
+   */
+  static Cell.Slice slice(Path root, int threads, boolean countCommits, Duration warmup, Duration window) throws Exception {
     List<Path> dirs = new ArrayList<>();
     try {
       List<TimedRun.Op> ops = new ArrayList<>();
@@ -88,7 +91,8 @@ final class MetadataScenario implements Scenario {
         dirs.add(dir);
         ops.add(new Worker(dir, i)::step);
       }
-      return TimedRun.run(ops, warmup, window, () -> { }, () -> { });
+      Commits.Job run = () -> Cell.Slice.of(TimedRun.run(ops, warmup, window, () -> { }, () -> { }));
+      return countCommits ? Commits.around(root, run) : run.run();
     } finally {
       for (Path d : dirs) {
         Targets.deleteTree(d);

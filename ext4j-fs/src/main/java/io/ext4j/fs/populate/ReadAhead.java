@@ -79,7 +79,7 @@ public final class ReadAhead implements TreeSource {
   }
 
   /** The entry with its contents read, when it is a small file (else as it is), and the bytes held. */
-  static Held readAhead(TreeEntry e) {
+  private static Held readAhead(TreeEntry e) {
     if (e.contents() == null || e.size() > SMALL_FILE) {
       return new Held(e, 0);
     }
@@ -102,7 +102,7 @@ public final class ReadAhead implements TreeSource {
   }
 
   /** An entry and how many bytes of its contents it holds in memory. */
-  record Held(TreeEntry entry, long bytes) {}
+  private record Held(TreeEntry entry, long bytes) {}
 
   /** The bounded queue between the walker and the copier. */
   private static final class Pipe {
