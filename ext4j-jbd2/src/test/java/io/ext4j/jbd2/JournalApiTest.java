@@ -79,6 +79,44 @@ class JournalApiTest {
   }
 
   @Test
+  void aCommitIsCounted_byTheTimeItsWaitersReturn() throws Exception {
+    // The committer once counted a transaction after waking its waiters and telling its listeners,
+    // so a snapshot taken as soon as a commit wait returned could miss it (ProviderOracleTest read 0
+    // transactions under CI). Here another thread commits, and its listener is held until the
+    // waiting thread has taken its snapshot, which makes that window as wide as it can be.
+    Thread waiter = Thread.currentThread();
+    try (Journal j = Journal.create(JournalFixtures.device("stats"), MAP, quiet())) {
+      for (int i = 0; i < 3; i++) {
+        CountDownLatch snapshotTaken = new CountDownLatch(1);
+        CommitListener hold = tid -> {
+          if (Thread.currentThread() != waiter) {
+            try {
+              snapshotTaken.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+        j.addCommitListener(hold);
+        int tid = JournalFixtures.writeBlock(j, A + i, image(1, i, A + i, false), false);
+        CompletableFuture<Void> committer = CompletableFuture.runAsync(() -> {
+          try {
+            j.completeTransaction(tid);
+          } catch (JournalException e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        });
+        j.waitCommit(tid);
+        long counted = j.stats().transactions();
+        snapshotTaken.countDown();
+        committer.get(30, TimeUnit.SECONDS);
+        j.removeCommitListener(hold);
+        assertThat(counted).as("transactions counted when the wait for commit %d returned", i + 1).isEqualTo(i + 1);
+      }
+    }
+  }
+
+  @Test
   void plainStop_leavesTheTransactionRunning_untilCompleteTransactionCommitsIt() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("api");
     try (Journal j = Journal.create(dev, MAP, quiet())) {

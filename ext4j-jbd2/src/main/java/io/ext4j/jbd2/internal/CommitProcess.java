@@ -323,6 +323,8 @@ final class CommitProcess {
       averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
       previousCommitHandles = t.handleCount;
       e.forgetOldWritersLocked(t.tid);
+      // counted before it is published: a snapshot taken once a commit wait or check returns includes it
+      e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt); // the stats lock nests inside
       e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {
@@ -333,7 +335,6 @@ final class CommitProcess {
       l.committed(t.tid); // in tid order: commits are serial (commit mutex); a throw aborts the journal
     }
     e.advance(t, TransactionState.FINISHED);
-    e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt);
     e.checkpointer.afterCommit();
   }
 
