@@ -747,6 +747,31 @@ class JournalApiTest {
   }
 
   @Test
+  void flush_writesEveryCommittedTransactionHome_inOneRound() throws Exception {
+    // 60 one-block transactions fill 180 of the log's 1024 blocks: under the quarter that wakes
+    // the home writer, so all of them wait for the flush below.
+    int n = 60;
+    MemoryBlockDevice dev = JournalFixtures.device("round");
+    byte[][] images = new byte[n][];
+    try (Journal j = Journal.create(dev, MAP, quiet())) {
+      for (int k = 0; k < n; k++) {
+        images[k] = image(1, k, A + k, false);
+        JournalFixtures.writeBlock(j, A + k, images[k], true);
+      }
+      JournalStats before = j.stats();
+      j.flush();
+      JournalStats after = j.stats();
+      assertThat(after.homeWrites() - before.homeWrites()).as("blocks written home").isEqualTo(n);
+      assertThat(after.deviceFlushes() - before.deviceFlushes())
+          .as("flushes: one after the home writes, one for the superblock with the new tail, one marking the log empty")
+          .isEqualTo(3);
+    }
+    for (int k = 0; k < n; k++) {
+      assertThat(read(dev, A + k)).as("block %d", A + k).isEqualTo(images[k]);
+    }
+  }
+
+  @Test
   void closeWithoutCheckpoint_thenOpen_replaysEveryTransaction() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("api");
     Journal j = Journal.create(dev, MAP, quiet());

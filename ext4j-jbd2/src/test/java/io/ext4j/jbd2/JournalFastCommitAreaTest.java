@@ -2,16 +2,20 @@ package io.ext4j.jbd2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ext4j.block.BlockDevice;
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.jbd2.format.JournalFeature;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.Seeds;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -46,37 +50,109 @@ class JournalFastCommitAreaTest {
     Map<Long, byte[]> last = new HashMap<>();
     JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1)).checkpointInterval(Duration.ofHours(1))
         .checksumV3(true).build();
-    long firstSeen = -1;
-    try (Journal j = Journal.open(dev, MAP, o)) {
+    HeldHomeWrites held = new HeldHomeWrites(dev);
+    long firstSeen;
+    int tail = 0;
+    MemoryBlockDevice crashed;
+    try (Journal j = Journal.open(held, MAP, o)) {
       JournalSuperblock opened = JournalRecovery.readSuperblock(dev, MAP);
       assertThat(opened.logEnd()).as("the log ends where the area starts").isEqualTo(1300 - FC_BLOCKS);
-      for (int i = 0; i < 1500; i++) {
-        long home = r.nextLong(HOME);
-        byte[] image = JournalFixtures.image(1, i, home, r.nextInt(8) == 0);
-        JournalFixtures.writeBlock(j, home, image, true);
-        last.put(home, image);
+      int counter = 0;
+      for (; counter < 1500; counter++) {
+        write(j, r, counter, last);
       }
       firstSeen = JournalRecovery.readSuperblock(dev, MAP).sequence();
+      // Bring the empty log's head to within 300 blocks of the area, 150 blocks (3 per
+      // transaction) per flush, so that the last transactions below wrap.
+      j.flush();
+      while (opened.logEnd() - JournalRecovery.readSuperblock(dev, MAP).head() > 300) {
+        for (int k = 0; k < 50; k++) {
+          write(j, r, counter++, last);
+        }
+        j.flush();
+      }
+      // From here nothing goes home, so these stay in the log whenever the home writer wakes.
+      held.hold();
+      tail = (int) (opened.logEnd() - JournalRecovery.readSuperblock(dev, MAP).head()) / 3 + 10;
+      for (int k = 0; k < tail; k++) {
+        write(j, r, counter++, last);
+      }
+      crashed = dev.snapshot("crashed"); // a crash now: the last transactions are in the log only
+      held.release();
       j.closeWithoutCheckpoint();
     }
     assertThat(firstSeen).as("the log went round: many transactions were checkpointed").isGreaterThan(1000);
-    for (long jb = 1300 - FC_BLOCKS; jb < 1300; jb++) {
-      assertThat(JournalFixtures.read(dev, MAP.deviceBlock(jb))).as("fast-commit area block %d (seed %d)", jb, seed).isEqualTo(sentinel);
+    for (MemoryBlockDevice d : List.of(dev, crashed)) {
+      for (long jb = 1300 - FC_BLOCKS; jb < 1300; jb++) {
+        assertThat(JournalFixtures.read(d, MAP.deviceBlock(jb))).as("%s: fast-commit area block %d (seed %d)", d.name(), jb, seed)
+            .isEqualTo(sentinel);
+      }
     }
     for (long home = 0; home < HOME; home++) {
-      dev.write(home, ByteBuffer.allocate(BS)); // what is not checkpointed must come back from the log
+      crashed.write(home, ByteBuffer.allocate(BS)); // what is not checkpointed must come back from the log
     }
-    JournalSuperblock dirty = JournalRecovery.readSuperblock(dev, MAP);
-    RecoveryResult rec = JournalRecovery.recover(dev, MAP, dirty);
-    assertThat(rec.transactionsReplayed()).isPositive();
+    RecoveryResult rec = JournalRecovery.recover(crashed, MAP, JournalRecovery.readSuperblock(crashed, MAP));
+    assertThat(rec.transactionsReplayed()).as("transactions in the log at the crash").isEqualTo(tail);
+    assertThat(rec.transactions().getFirst().firstBlock()).as("recovery went round: the log's head is before its tail")
+        .isGreaterThan(rec.headBlock());
     int checked = 0;
     for (var e : last.entrySet()) {
-      byte[] now = JournalFixtures.read(dev, e.getKey());
+      byte[] now = JournalFixtures.read(crashed, e.getKey());
       if (!Arrays.equals(now, new byte[BS])) {
         assertThat(now).as("home block %d after recovery (seed %d)", e.getKey(), seed).isEqualTo(e.getValue());
         checked++;
       }
     }
     assertThat(checked).as("blocks the log gave back").isPositive();
+  }
+
+  private static void write(Journal j, SplittableRandom r, int counter, Map<Long, byte[]> last) throws Exception {
+    long home = r.nextLong(HOME);
+    byte[] image = JournalFixtures.image(1, counter, home, r.nextInt(8) == 0);
+    JournalFixtures.writeBlock(j, home, image, true);
+    last.put(home, image);
+  }
+
+  /**
+   * A memory device whose home-block writes, once held, wait until released: the home writer's
+   * round stops there, holding the checkpoint lock, so the log keeps what it holds.
+   */
+  private static final class HeldHomeWrites implements BlockDevice {
+    private final MemoryBlockDevice d;
+    private final CountDownLatch released = new CountDownLatch(1);
+    private volatile boolean held; // set once by the test thread
+
+    HeldHomeWrites(MemoryBlockDevice d) {
+      this.d = d;
+    }
+
+    void hold() {
+      held = true;
+    }
+
+    void release() {
+      released.countDown();
+    }
+
+    @Override public String name() { return d.name(); }
+    @Override public int blockSize() { return d.blockSize(); }
+    @Override public long blockCount() { return d.blockCount(); }
+    @Override public boolean isReadOnly() { return false; }
+    @Override public void read(long block, ByteBuffer dst) throws IOException { d.read(block, dst); }
+    @Override public void flush() throws IOException { d.flush(); }
+    @Override public void close() { d.close(); }
+
+    @Override
+    public void write(long block, ByteBuffer src) throws IOException {
+      if (held && block < HOME) {
+        try {
+          released.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("held home write");
+        }
+      }
+      d.write(block, src);
+    }
   }
 }

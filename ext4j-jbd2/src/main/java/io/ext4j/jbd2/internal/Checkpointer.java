@@ -14,13 +14,13 @@ import java.util.concurrent.locks.LockSupport;
  * longer need the log: in the background (the home writer: every checkpoint interval, after a
  * commit that leaves the log more than a quarter full, and when the block cache is over capacity
  * with nothing evictable — checkpointed blocks become evictable), on demand when a handle cannot get
- * log space, and completely on a clean close. One checkpoint round's home writes go to the device
- * as one scattered write, sorted by block.
+ * log space, and completely on a clean close. One checkpoint round writes home what every listed
+ * transaction can give, as one scattered write sorted by block, and flushes once.
  *
  * <h2>Durability</h2>
- * Home writes are flushed before the tail moves past them; the superblock with the new tail is then
- * written and flushed (standing in for jbd2's FUA superblock write), and only then is the freed log
- * space reused. A crash at any point leaves a tail that still covers every transaction whose blocks
+ * Home writes are flushed at the end of their round, before the tail moves past them; the
+ * superblock with the new tail is then written and flushed (standing in for jbd2's FUA superblock
+ * write), and only then is the freed log space reused. A crash at any point leaves a tail that still covers every transaction whose blocks
  * may not be home.
  *
  * <h2>What is written home</h2>
@@ -29,6 +29,12 @@ import java.util.concurrent.locks.LockSupport;
  * transaction's checkpoint until the newer one commits (forced checkpoints ask for that commit).
  */
 final class Checkpointer {
+  /**
+   * A round stops taking transactions once it holds this many blocks (16 MiB of copies at 4 KiB),
+   * so a large journal's backlog goes home in several bounded rounds, oldest transactions first.
+   */
+  private static final int ROUND_BLOCKS = 4096;
+
   private final JournalEngine e;
   /**
    * Wake-ups never block the waker (the cache's pressure listener runs in threads that may hold
@@ -92,7 +98,7 @@ final class Checkpointer {
       try {
         e.checkpointMutex.lock();
         try {
-          while (checkpointOnce(false)) {
+          while (checkpointRound()) {
             // keep going while transactions complete
           }
           updateTail();
@@ -152,7 +158,7 @@ final class Checkpointer {
           if (enoughSpace()) {
             return;
           }
-          boolean progress = checkpointOnce(true);
+          boolean progress = checkpointRound();
           progress |= updateTail();
           if (progress) {
             continue;
@@ -214,7 +220,7 @@ final class Checkpointer {
       Integer waitFor;
       e.checkpointMutex.lock();
       try {
-        while (checkpointOnce(true)) {
+        while (checkpointRound()) {
           // drain
         }
         updateTail();
@@ -285,49 +291,63 @@ final class Checkpointer {
     return null;
   }
 
-  /** A buffer and the committed image copied from it for its home write. */
-  private record HomeWrite(BufferHead buffer, byte[] image) {}
+  /** A buffer, the checkpoint transaction it was taken from, and the committed image copied for its home write. */
+  private record HomeWrite(BufferHead buffer, Transaction from, byte[] image) {}
 
   /**
-   * Writes home what can be written of the oldest checkpoint transaction and drops it when done.
-   * Caller holds checkpointMutex. Returns whether anything was written or dropped.
+   * One round: writes home every block of every checkpoint transaction that can be written now (no
+   * newer transaction owns it), as one scattered write and one flush, then drops the transactions
+   * left with nothing to write. Caller holds checkpointMutex. Returns whether anything was written
+   * or dropped.
+   *
+   * <p>Writing a newer transaction's blocks while an older one still waits on a busy buffer is safe:
+   * each image is a committed one, the tail stays at the oldest transaction still listed, and
+   * recovery replays the log in order from there, so every block ends at its newest committed image
+   * whatever went home first. One flush per round, not one per transaction: a drain after a quarter
+   * of the log filled covered tens of transactions, each with its own flush competing with the
+   * commits' flushes (the bench's metadata mix at 1 thread: 2.4 flushes per commit before, 2.06
+   * after). A round takes whole transactions, oldest first, until it holds {@link #ROUND_BLOCKS}
+   * blocks.
    */
-  private boolean checkpointOnce(boolean forced) throws IOException {
+  private boolean checkpointRound() throws IOException {
     assert e.checkpointMutex.isHeldByCurrentThread();
-    Transaction c;
-    List<BufferHead> buffers;
+    boolean dropped;
+    List<Transaction> listed;
     e.listLock.lock();
     try {
-      c = list.peekFirst();
-      if (c == null) {
-        return false;
-      }
-      if (c.checkpoint.isEmpty()) {
-        list.pollFirst();
-        return true;
-      }
-      buffers = new ArrayList<>(c.checkpoint);
+      dropped = list.removeIf(c -> c.checkpoint.isEmpty());
+      listed = new ArrayList<>(list);
     } finally {
       e.listLock.unlock();
     }
     List<HomeWrite> written = new ArrayList<>();
-    for (BufferHead b : buffers) {
-      synchronized (b) {
-        boolean mine;
-        e.listLock.lock();
-        try {
-          mine = b.cpTransaction == c;
-        } finally {
-          e.listLock.unlock();
+    for (int i = 0; i < listed.size() && written.size() < ROUND_BLOCKS; i++) {
+      Transaction c = listed.get(i);
+      List<BufferHead> buffers;
+      e.listLock.lock();
+      try {
+        buffers = new ArrayList<>(c.checkpoint);
+      } finally {
+        e.listLock.unlock();
+      }
+      for (BufferHead b : buffers) {
+        synchronized (b) {
+          boolean mine;
+          e.listLock.lock();
+          try {
+            mine = b.cpTransaction == c;
+          } finally {
+            e.listLock.unlock();
+          }
+          if (!mine || b.transaction != null) {
+            continue; // moved on, or a newer transaction owns it: its commit will claim it
+          }
+          written.add(new HomeWrite(b, c, b.data.clone()));
         }
-        if (!mine || b.transaction != null) {
-          continue; // moved on, or a newer transaction owns it: its commit will claim it
-        }
-        written.add(new HomeWrite(b, b.data.clone()));
       }
     }
     if (written.isEmpty()) {
-      return false;
+      return dropped;
     }
     written.sort(Comparator.comparingLong(w -> w.buffer().block));
     long[] blocks = new long[written.size()];
@@ -344,14 +364,12 @@ final class Checkpointer {
     try {
       for (HomeWrite w : written) {
         BufferHead b = w.buffer();
-        if (b.cpTransaction == c) {
-          c.checkpoint.remove(b);
+        if (b.cpTransaction == w.from()) {
+          w.from().checkpoint.remove(b);
           b.cpTransaction = null;
         }
       }
-      if (c.checkpoint.isEmpty()) {
-        list.remove(c);
-      }
+      list.removeIf(c -> c.checkpoint.isEmpty());
     } finally {
       e.listLock.unlock();
     }
@@ -397,7 +415,8 @@ final class Checkpointer {
     } finally {
       e.stateLock.unlock();
     }
-    e.flushDevice(); // home writes before the tail that stops covering them
+    // Every home write is already on the device: each round flushes after writing, under the
+    // checkpointMutex held here. The superblock with the new tail is then made durable.
     e.superblock.writeTail(tid, block);
     e.flushDevice();
     e.stateLock.lock();

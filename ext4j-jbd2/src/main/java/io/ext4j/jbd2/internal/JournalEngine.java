@@ -884,7 +884,8 @@ public final class JournalEngine {
       } finally {
         stateLock.unlock();
       }
-      flushDevice();
+      // No flush before: every home write was flushed at the end of its checkpoint round, under
+      // the checkpointMutex held here.
       superblock.writeEmpty(seq, head);
       flushDevice();
       return true;
