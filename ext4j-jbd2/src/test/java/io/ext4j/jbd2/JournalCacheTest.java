@@ -6,11 +6,9 @@ import static io.ext4j.jbd2.JournalFixtures.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ext4j.block.BlockDevice;
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.block.cache.BlockCache;
 import io.ext4j.block.cache.CachedBlock;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,55 +51,10 @@ class JournalCacheTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("other");
   }
 
-  /** A device whose writes to home blocks {@code [A, A + MANY)} wait while the gate is shut. */
-  static final class GatedDevice implements BlockDevice {
-    final MemoryBlockDevice d;
-    final CountDownLatch gate = new CountDownLatch(1);
-    final CountDownLatch reached = new CountDownLatch(1); // a home write is waiting at the gate
-
-    GatedDevice(MemoryBlockDevice d) {
-      this.d = d;
-    }
-
-    private void pass(long block, long blocks) {
-      if (block < A + MANY && block + blocks > A) {
-        reached.countDown();
-        try {
-          gate.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    @Override public String name() { return d.name(); }
-    @Override public int blockSize() { return d.blockSize(); }
-    @Override public long blockCount() { return d.blockCount(); }
-    @Override public boolean isReadOnly() { return false; }
-    @Override public void read(long block, ByteBuffer dst) throws IOException { d.read(block, dst); }
-    @Override public void flush() throws IOException { d.flush(); }
-    @Override public void close() { d.close(); }
-
-    @Override
-    public void write(long block, ByteBuffer src) throws IOException {
-      pass(block, src.remaining() / blockSize());
-      d.write(block, src);
-    }
-
-    @Override
-    public void write(long block, ByteBuffer... srcs) throws IOException {
-      long bytes = 0;
-      for (ByteBuffer b : srcs) {
-        bytes += b.remaining();
-      }
-      pass(block, bytes / blockSize());
-      d.write(block, srcs);
-    }
-  }
-
   @Test
   void buffersWithJournalState_areNeverEvicted_andCleanCheckpointedOnesAre() throws Exception {
-    GatedDevice dev = new GatedDevice(JournalFixtures.device("cache"));
+    HomeWriteGate dev = new HomeWriteGate(JournalFixtures.device("cache"), A, A + MANY);
+    dev.shut();
     BlockCache cache = new BlockCache(dev, new BlockCache.Options(16, 4));
     try (Journal j = Journal.create(dev, MAP, JournalApiTest.quiet(), cache)) {
       List<JournalBuffer> owned = new ArrayList<>(); // references kept past release, for identity only
@@ -125,7 +78,7 @@ class JournalCacheTest {
       churn(j, 400, 3 * MANY);
       assertSameBuffers(j, owned, "committed, waiting for their checkpoint");
 
-      dev.gate.countDown();
+      dev.open();
       j.flush(); // written home: no journal state left
       long evictionsBefore = cache.stats().evictions();
       churn(j, 400, 3 * MANY);

@@ -2,12 +2,10 @@ package io.ext4j.jbd2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ext4j.block.BlockDevice;
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.jbd2.format.JournalFeature;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.Seeds;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -15,7 +13,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +47,7 @@ class JournalFastCommitAreaTest {
     Map<Long, byte[]> last = new HashMap<>();
     JournalOptions o = JournalOptions.builder().commitInterval(Duration.ofHours(1)).checkpointInterval(Duration.ofHours(1))
         .checksumV3(true).build();
-    HeldHomeWrites held = new HeldHomeWrites(dev);
+    HomeWriteGate held = new HomeWriteGate(dev, 0, HOME);
     long firstSeen;
     int tail = 0;
     MemoryBlockDevice crashed;
@@ -72,13 +69,13 @@ class JournalFastCommitAreaTest {
         j.flush();
       }
       // From here nothing goes home, so these stay in the log whenever the home writer wakes.
-      held.hold();
+      held.shut();
       tail = (int) (opened.logEnd() - JournalRecovery.readSuperblock(dev, MAP).head()) / 3 + 10;
       for (int k = 0; k < tail; k++) {
         write(j, r, counter++, last);
       }
       crashed = dev.snapshot("crashed"); // a crash now: the last transactions are in the log only
-      held.release();
+      held.open();
       j.closeWithoutCheckpoint();
     }
     assertThat(firstSeen).as("the log went round: many transactions were checkpointed").isGreaterThan(1000);
@@ -111,48 +108,5 @@ class JournalFastCommitAreaTest {
     byte[] image = JournalFixtures.image(1, counter, home, r.nextInt(8) == 0);
     JournalFixtures.writeBlock(j, home, image, true);
     last.put(home, image);
-  }
-
-  /**
-   * A memory device whose home-block writes, once held, wait until released: the home writer's
-   * round stops there, holding the checkpoint lock, so the log keeps what it holds.
-   */
-  private static final class HeldHomeWrites implements BlockDevice {
-    private final MemoryBlockDevice d;
-    private final CountDownLatch released = new CountDownLatch(1);
-    private volatile boolean held; // set once by the test thread
-
-    HeldHomeWrites(MemoryBlockDevice d) {
-      this.d = d;
-    }
-
-    void hold() {
-      held = true;
-    }
-
-    void release() {
-      released.countDown();
-    }
-
-    @Override public String name() { return d.name(); }
-    @Override public int blockSize() { return d.blockSize(); }
-    @Override public long blockCount() { return d.blockCount(); }
-    @Override public boolean isReadOnly() { return false; }
-    @Override public void read(long block, ByteBuffer dst) throws IOException { d.read(block, dst); }
-    @Override public void flush() throws IOException { d.flush(); }
-    @Override public void close() { d.close(); }
-
-    @Override
-    public void write(long block, ByteBuffer src) throws IOException {
-      if (held && block < HOME) {
-        try {
-          released.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new java.io.InterruptedIOException("held home write");
-        }
-      }
-      d.write(block, src);
-    }
   }
 }
