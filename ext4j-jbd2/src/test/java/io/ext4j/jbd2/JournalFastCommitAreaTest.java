@@ -49,7 +49,7 @@ class JournalFastCommitAreaTest {
         .checksumV3(true).build();
     HomeWriteGate held = new HomeWriteGate(dev, 0, HOME);
     long firstSeen;
-    int tail = 0;
+    int tail;
     MemoryBlockDevice crashed;
     try (Journal j = Journal.open(held, MAP, o)) {
       JournalSuperblock opened = JournalRecovery.readSuperblock(dev, MAP);

@@ -20,8 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Durability</h2>
  * Home writes are flushed at the end of their round, before the tail moves past them; the
  * superblock with the new tail is then written and flushed (standing in for jbd2's FUA superblock
- * write), and only then is the freed log space reused. A crash at any point leaves a tail that still covers every transaction whose blocks
- * may not be home.
+ * write), and only then is the freed log space reused. A crash at any point leaves a tail that
+ * still covers every transaction whose blocks may not be home.
  *
  * <h2>What is written home</h2>
  * A copy of the live block taken under its monitor while no running or committing transaction owns
