@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
  * with {@code commit=600} so no periodic full commit overtakes them, the image copied while still
  * mounted), recovered by ext4j: every fsynced name and byte is there (a model of the workload), the
  * result is what the kernel's own recovery shows, {@code e2fsck -fn} finds it clean, and on 1 KiB
- * blocks it is block for block what {@code e2fsck -E journal_only} makes of the same image. Also:
- * an area left over from before the last full commit, and a crash in the middle of the replay.
+ * blocks it is block for block what {@code e2fsck -E journal_only} makes of the same image where
+ * that is sound. Also: an area left over from before the last full commit, and a crash in the
+ * middle of the replay.
  */
 @Tag("oracle")
 class KernelFastCommitOracleTest {
@@ -172,8 +173,7 @@ class KernelFastCommitOracleTest {
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
 
-    assertThat(differingBlocks(byExt4j, byE2fsck, 1024))
-        .as("blocks in use where ext4j's recovery differs from e2fsck -E journal_only (seed %d)", seed).isEmpty();
+    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
     KernelImages.assertE2fsckCleanBut(byExt4j, KernelImages.kernelsExtentTreeOptimizations(byExt4j), "after ext4j's fast-commit replay (seed " + seed + ")");
     try (Ext4FileSystem fs = KernelImages.openReadOnly(byExt4j, 1024)) {
       f.model().assertRecovered(fs, "d", "ext4j's recovery (seed " + seed + ")");
@@ -184,8 +184,8 @@ class KernelFastCommitOracleTest {
     io.ext4j.fs.check.CheckReport report = io.ext4j.fs.check.Checker.check(
         io.ext4j.block.MemoryBlockDevice.of("crash", 1024, crashBytes), io.ext4j.fs.check.CheckOptions.defaults());
     assertThat(report.journalReplayed()).as(report.toText()).isTrue();
-    KernelImages.Result judged = KernelImages.run("e2fsck", "-fn", byE2fsck.toString());
-    assertThat(report.clean()).as("ext4j fsck -n of the crash image agrees with e2fsck -fn of e2fsck's recovery:%n%s%n%s",
+    KernelImages.Result judged = KernelImages.run("e2fsck", "-fn", byExt4j.toString());
+    assertThat(report.clean()).as("ext4j fsck -n of the crash image agrees with e2fsck -fn of ext4j's recovery:%n%s%n%s",
         report.toText(), judged.describe()).isEqualTo(judged.exit() == 0);
   }
 
@@ -201,8 +201,7 @@ class KernelFastCommitOracleTest {
     assertThat(r.replayed().leavesSplit()).as("htree leaves the replay split (seed %d): %s", seed, r.replayed()).isPositive();
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
-    assertThat(differingBlocks(byExt4j, byE2fsck, 1024))
-        .as("blocks in use where ext4j's recovery differs from e2fsck -E journal_only (seed %d)", seed).isEmpty();
+    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
     KernelImages.assertE2fsckCleanBut(byExt4j, KernelImages.kernelsExtentTreeOptimizations(byExt4j),
         "after ext4j's fast-commit replay (seed " + seed + ")");
     try (Ext4FileSystem fs = KernelImages.openReadOnly(byExt4j, 1024)) {
@@ -261,8 +260,7 @@ class KernelFastCommitOracleTest {
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
     KernelImages.assertE2fsckClean(byExt4j, "after ext4j's replay into a full index");
-    assertThat(differingBlocks(byExt4j, byE2fsck, 1024))
-        .as("blocks in use where ext4j's recovery differs from e2fsck -E journal_only (seed %d)", seed).isEmpty();
+    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
     for (Path p : List.of(byExt4j, byE2fsck)) {
       String htree = KernelImages.runOk("debugfs", "-R", "htree /d", p.toString());
       assertThat(htree).as("%s: the index grew a level", p.getFileName()).contains("Indirect levels: 1");
@@ -399,6 +397,29 @@ class KernelFastCommitOracleTest {
     }
     System.out.println("fast-commit replay: " + crashes + " crashes among its " + writes + " writes (seed " + seed + "), each recovered");
     assertThat(crashes).isPositive();
+  }
+
+  /**
+   * Asserts that ext4j's recovery is block for block what {@code e2fsck -E journal_only} made of the
+   * same crash image, unless e2fsck's own result is unsound in the one way e2fsck 1.47.0's
+   * fast-commit replay is known here to be: it gave one inode's new extent-tree block a block that
+   * another replayed inode's data holds, so {@code e2fsck -fn} of its result finds the block
+   * multiply-claimed (seed 2481438196068492464: inode 16's index block on inode 18's data). Then
+   * ext4j's recovery must be free of that fault, and the kernel's recovery, which every test here
+   * also compares with, is the oracle.
+   */
+  private static void assertBlockForBlockAsE2fsck(Path byExt4j, Path byE2fsck, long seed) throws Exception {
+    List<Long> differing = differingBlocks(byExt4j, byE2fsck, 1024);
+    String e2fsckOfItsOwn = KernelImages.run("e2fsck", "-fn", byE2fsck.toString()).out();
+    if (!differing.isEmpty() && e2fsckOfItsOwn.contains("multiply-claimed")) {
+      assertThat(KernelImages.run("e2fsck", "-fn", byExt4j.toString()).out())
+          .as("e2fsck -fn of ext4j's recovery, where e2fsck's own recovery left a block multiply-claimed (seed %d)", seed)
+          .doesNotContain("multiply-claimed");
+      System.out.println("e2fsck's own recovery claims a block twice (seed " + seed + "), so it is no block-for-block oracle;"
+          + " ext4j's differs from it at blocks " + differing);
+      return;
+    }
+    assertThat(differing).as("blocks in use where ext4j's recovery differs from e2fsck -E journal_only (seed %d)", seed).isEmpty();
   }
 
   /**
