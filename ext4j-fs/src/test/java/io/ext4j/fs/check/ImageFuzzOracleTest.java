@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
  * populated by ext4j, and made by the kernel with a journal still to replay and orphans to process —
  * each put through {@link EngineExercise} (open, list recursively, read everything, write, close,
  * check) on two worker threads under a watchdog; every 40th mutant is also judged by ext4j's
- * checker and by {@code e2fsck -fn}, which must agree on whether it is clean. 20,000 mutants per run, 400,000 with
+ * checker and by {@code e2fsck -fn}, which must agree on whether it is clean. 12,000 mutants per run, 400,000 with
  * {@code -Psoak} ({@code -Dext4j.fuzz.mutants=N} for any other count); every defect is printed with its mutant's
  * seed and kept as a regression image under {@code target/fuzz-failures/} ({@code -Dext4j.fuzz.replay=BASE:SEED}
  * remakes and runs one of them). The images kept in the
@@ -92,7 +92,7 @@ class ImageFuzzOracleTest {
       replayOne(bases, replay);
       return;
     }
-    int total = Integer.getInteger("ext4j.fuzz.mutants", Boolean.getBoolean("ext4j.soak") ? 400_000 : 20_000);
+    int total = Integer.getInteger("ext4j.fuzz.mutants", Boolean.getBoolean("ext4j.soak") ? 400_000 : 12_000);
     int workers = 2;
     AtomicInteger next = new AtomicInteger();
     AtomicLongArray startedAt = new AtomicLongArray(workers); // 0: idle
