@@ -14,8 +14,10 @@ import java.util.Map;
 
 /**
  * {@code ext4j bench}: makes the targets ({@link Targets}), runs each scenario's cells in interleaved
- * slices (every cell's first slice, then every cell's second, …) and returns what they measured. One
- * coordinating thread; the workload threads are each slice's own ({@code TimedRun}).
+ * slices (every cell's first slice, then every cell's second, …; the rows compared side by side in a
+ * different order each slice, and {@code sync} after each cell so that the host's writeback of one
+ * cell's data does not fall on the next) and returns what they measured. One coordinating thread;
+ * the workload threads are each slice's own ({@code TimedRun}).
  */
 public final class BenchSuite {
   /** Told how far the run is; called on the coordinating thread. */
@@ -113,6 +115,31 @@ public final class BenchSuite {
   }
 
   /**
+   * The cells in the order slice {@code slice} runs them: the plan's order, but within each run of
+   * cells of one variant, thread count and block size (the rows compared side by side) rotated by
+   * the slice's number, so no row always comes first, right after another row's workload.
+   */
+  static List<Cell> sliceOrder(List<Cell> cells, int slice) {
+    List<Cell> out = new ArrayList<>(cells.size());
+    for (int from = 0; from < cells.size(); ) {
+      int to = from + 1;
+      while (to < cells.size() && sameRow(cells.get(from), cells.get(to))) {
+        to++;
+      }
+      int n = to - from;
+      for (int i = 0; i < n; i++) {
+        out.add(cells.get(from + (i + slice) % n));
+      }
+      from = to;
+    }
+    return out;
+  }
+
+  private static boolean sameRow(Cell a, Cell b) {
+    return a.variant.equals(b.variant) && a.threads == b.threads && a.bytesPerOp == b.bytesPerOp;
+  }
+
+  /**
    * Prepares one scenario on its targets and runs its cells slice by slice (every cell's first
    * slice, then every cell's second, …); then its memory probe ({@link MemoryProbe}), in a JVM of
    * its own.
@@ -129,10 +156,19 @@ public final class BenchSuite {
     for (String target : List.of(Target.EXT4J, Target.FUSE)) {
       cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(s.jitWarmup(o)));
     }
+    boolean settles = Host.has("sync");
     for (int slice = 0; slice < o.slices(); slice++) {
-      for (Cell c : cells) {
+      for (Cell c : sliceOrder(cells, slice)) {
         progress.slice(c.toString());
         c.runSlice(o.warmup(), o.window());
+        if (settles) {
+          try {
+            Host.run(List.of("sync"), 600); // its writeback is not the next cell's to pay for
+          } catch (IOException e) {
+            log.println("bench: no sync between cells from now on: " + e.getMessage());
+            settles = false;
+          }
+        }
       }
     }
     peaks.put(s.name(), resettable || peaks.isEmpty() ? Host.peakRss() : -1L);

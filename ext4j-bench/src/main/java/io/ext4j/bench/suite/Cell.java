@@ -109,7 +109,7 @@ final class Cell {
     double mean = perOp ? latency.getMean() / 1000.0 : toolOperations > 0 ? toolMeanWeighted / toolOperations : Double.NaN;
     return new CellResult(scenario, variant, target, setting, isDefault, threads, bytesPerOp, rate, mean,
         perOp ? micros(50) : Double.NaN, perOp ? micros(99) : Double.NaN, perOp ? micros(99.9) : Double.NaN, operations,
-        nanos / 1e9, failure, commits.perSecond(), commits.busy());
+        nanos / 1e9, failure, commits.perSecond(), commits.busy(), commits.cores());
   }
 
   private double micros(double percentile) {

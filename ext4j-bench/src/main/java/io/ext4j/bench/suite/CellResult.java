@@ -16,12 +16,14 @@ package io.ext4j.bench.suite;
  * @param seconds the windows' total length
  * @param failure why the cell could not run (the rest of its figures are then those of its slices before), else null
  * @param commitsPerSec an in-process target's journal transactions committed per second, where the
- *     scenario measured them (metadata), else NaN
+ *     scenario measured them (fsync, metadata), else NaN
  * @param commitBusy the share of that time a commit was running (commits run one at a time), else NaN
+ * @param processCores processors the benchmark's process kept busy on average over that time (the
+ *     workload's threads and the engine's), where the commits were measured, else NaN
  */
 public record CellResult(String scenario, String variant, String target, String setting, boolean isDefault, int threads,
     int bytesPerOp, double opsPerSec, double meanMicros, double p50Micros, double p99Micros, double p999Micros, long operations,
-    double seconds, String failure, double commitsPerSec, double commitBusy) {
+    double seconds, String failure, double commitsPerSec, double commitBusy, double processCores) {
   /** KiB per second. */
   public double kibPerSec() {
     return opsPerSec * bytesPerOp / 1024.0;

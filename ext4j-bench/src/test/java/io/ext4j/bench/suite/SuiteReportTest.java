@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 @Tag("fast")
 class SuiteReportTest {
   private static CellResult row(String variant, String target, String policy, boolean dflt, int threads, double rate) {
-    return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null, Double.NaN, Double.NaN);
+    return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null, Double.NaN,
+        Double.NaN, Double.NaN);
   }
 
   private static SuiteReport report(List<CellResult> rows, Map<String, String> skipped) {
@@ -57,7 +58,7 @@ class SuiteReportTest {
 
   private static CellResult metadata(String target, int threads, double rate, double commitsPerSec, double busy) {
     return new CellResult("metadata", "fserver-mix", target, null, false, threads, 4096, rate, 50, 40, 90, 300, (long) rate, 1.0, null,
-        commitsPerSec, busy);
+        commitsPerSec, busy, Double.NaN);
   }
 
   @Test
@@ -73,7 +74,42 @@ class SuiteReportTest {
     assertThat(r.verdicts()).contains("metadata: ext4j's scaling from 1 to 2 threads at least the kernel's: not met (ext4j ×1.20,"
         + " kernel-host ×1.70; kernel-loop, journaled as ext4j is, ×1.50; ext4j at 2 threads committed 720 transactions/s,"
         + " one per 50 operations, a commit running 93 % of the time)");
-    assertThat(r.json()).contains("\"commitsPerSec\":720.000,\"commitBusy\":0.930");
+    assertThat(r.json()).contains("\"commitsPerSec\":720.000,\"commitBusy\":0.930,\"processCores\":null");
+  }
+
+  @Test
+  void aMissedFsyncTarget_namesHowBusyTheCommitsWereAtTheMostThreads() {
+    List<CellResult> rows = new ArrayList<>();
+    rows.add(new CellResult("fsync", "fsync", "ext4j", "adaptive", true, 16, 4096, 15000, 1000, 900, 2000, 3000, 15000, 1.0, null, 1000,
+        0.91, 1.5));
+    rows.add(new CellResult("fsync", "fsync", "ext4j", "adaptive", true, 64, 4096, 22000, 2900, 2800, 5000, 6000, 22000, 1.0, null, 1100,
+        0.97, 1.93));
+    rows.add(row("fsync", "kernel-host", null, false, 16, 16000));
+    rows.add(row("fsync", "kernel-host", null, false, 64, 20000));
+    rows.add(row("fsync", "kernel-loop", null, false, 16, 10000));
+    rows.add(row("fsync", "kernel-loop", null, false, 64, 12000));
+    assertThat(report(rows, Map.of()).verdicts()).contains(
+        "fsync: ext4j ≥ kernel-host at 16+ threads: not met (16: 0.94, 64: 1.10; ext4j at 64 threads committed 1,100 transactions/s,"
+            + " one per 20 operations, a commit running 97 % of the time, the process keeping 1.93 processors busy)",
+        "fsync: ext4j ≥ 2× kernel-loop at every thread count: not met (16: 1.50, 64: 1.83; ext4j at 64 threads committed 1,100"
+            + " transactions/s, one per 20 operations, a commit running 97 % of the time, the process keeping 1.93 processors busy)");
+  }
+
+  @Test
+  void eachSliceRotatesTheRowsComparedSideBySide_andKeepsEveryCellOnce() {
+    List<Cell> cells = new ArrayList<>();
+    for (int threads : List.of(1, 16)) {
+      for (String target : List.of("ext4j", "ext4j/none", "kernel-host")) {
+        cells.add(new Cell("fsync", "fsync", target, null, false, threads, 4096, (w, d) -> { throw new AssertionError("not run"); }));
+      }
+    }
+    cells.add(new Cell("fsync", "fdatasync", "ext4j", null, false, 1, 4096, (w, d) -> { throw new AssertionError("not run"); }));
+    java.util.function.Function<List<Cell>, List<String>> names = l -> l.stream().map(c -> c.variant + "/" + c.threads + "/" + c.target).toList();
+    assertThat(names.apply(BenchSuite.sliceOrder(cells, 0))).isEqualTo(names.apply(cells));
+    assertThat(names.apply(BenchSuite.sliceOrder(cells, 1))).containsExactly("fsync/1/ext4j/none", "fsync/1/kernel-host",
+        "fsync/1/ext4j", "fsync/16/ext4j/none", "fsync/16/kernel-host", "fsync/16/ext4j", "fdatasync/1/ext4j");
+    assertThat(names.apply(BenchSuite.sliceOrder(cells, 2)).subList(0, 3)).containsExactly("fsync/1/kernel-host", "fsync/1/ext4j",
+        "fsync/1/ext4j/none");
   }
 
   @Test
@@ -93,9 +129,9 @@ class SuiteReportTest {
     rows.add(row("fsync", "ext4j", "adaptive", true, 1, 800));
     rows.add(row("fsync", "kernel-host", null, false, 1, 1000));
     rows.add(new CellResult("fsync", "fsync", "kernel-loop", null, false, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "No space left on device", Double.NaN, Double.NaN));
+        0, "No space left on device", Double.NaN, Double.NaN, Double.NaN));
     rows.add(new CellResult("fsync", "osync", "ext4j", "adaptive", true, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "ENOSPC", Double.NaN, Double.NaN));
+        0, "ENOSPC", Double.NaN, Double.NaN, Double.NaN));
     List<Path> files = ReportFiles.write(report(rows, Map.of()), out);
     assertThat(files).contains(out.resolve("charts/fsync-fsync.svg")).doesNotContain(out.resolve("charts/fsync-osync.svg"));
     assertThat(out.resolve("charts/fsync-osync.png")).doesNotExist();
