@@ -62,7 +62,7 @@ public record SuiteOptions(List<String> scenarios, List<Integer> threads, List<I
   /**
    * The Quick start's run: every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4 KiB and
    * 1 MiB, 0.4 s per cell in 2 slices after 50 ms of warmup each, 128 MiB images ({@link
-   * #imageSizeFor}; the same 16 MiB journal mke2fs gives 256 MiB); about two and a half minutes as root.
+   * #imageSizeFor}; the same 16 MiB journal mke2fs gives 256 MiB); under three minutes as root.
    */
   public static SuiteOptions defaults() {
     Duration window = Duration.ofMillis(200);
