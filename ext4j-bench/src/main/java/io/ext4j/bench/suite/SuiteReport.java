@@ -238,8 +238,8 @@ public final class SuiteReport {
     if (lone.contains("not met") && device.isPresent() && host.isPresent()) {
       // a journaled commit waits for two device flushes (its blocks, then its commit block); an
       // append's fsync on kernel-host may wait for one (a host file system without a journal, as here)
-      lone = lone.substring(0, lone.length() - 1) + "; two device flushes per commit bound it at "
-          + fixed2(device.get() / 2 / host.get()) + ": fio's 1-job write + fdatasync ÷ 2 ÷ kernel-host)";
+      lone = amended(lone, "two device flushes per commit bound it at " + fixed2(device.get() / 2 / host.get())
+          + ": fio's 1-job write + fdatasync ÷ 2 ÷ kernel-host");
     }
     out.add(lone);
     boolean policies = fsync.stream().anyMatch(r -> r.setting() != null && !r.isDefault());
@@ -325,12 +325,17 @@ public final class SuiteReport {
                 + " processors busy"));
   }
 
-  /** {@code verdict} with, when it is not met, the commit bound at those thread counts before its closing parenthesis. */
+  /** {@code verdict} with, when it is not met, the commit bound at those thread counts. */
   private static String withCommitBound(String verdict, List<CellResult> rows, List<Integer> threads) {
     if (!verdict.contains(": not met (")) {
       return verdict;
     }
-    return commitBound(rows, threads).map(b -> verdict.substring(0, verdict.length() - 1) + "; " + b + ")").orElse(verdict);
+    return commitBound(rows, threads).map(b -> amended(verdict, b)).orElse(verdict);
+  }
+
+  /** {@code verdict}, whose figures end it in parentheses, with {@code more} added to them. */
+  private static String amended(String verdict, String more) {
+    return verdict.substring(0, verdict.length() - 1) + "; " + more + ")";
   }
 
   /** {@code target}'s rate at {@code a} threads over its rate at {@code b}. */

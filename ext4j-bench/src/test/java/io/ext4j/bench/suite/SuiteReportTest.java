@@ -97,13 +97,16 @@ class SuiteReportTest {
 
   @Test
   void eachSliceRotatesTheRowsComparedSideBySide_andKeepsEveryCellOnce() {
+    Cell.Body notRun = (w, d) -> {
+      throw new AssertionError("not run");
+    };
     List<Cell> cells = new ArrayList<>();
     for (int threads : List.of(1, 16)) {
       for (String target : List.of("ext4j", "ext4j/none", "kernel-host")) {
-        cells.add(new Cell("fsync", "fsync", target, null, false, threads, 4096, (w, d) -> { throw new AssertionError("not run"); }));
+        cells.add(new Cell("fsync", "fsync", target, null, false, threads, 4096, notRun));
       }
     }
-    cells.add(new Cell("fsync", "fdatasync", "ext4j", null, false, 1, 4096, (w, d) -> { throw new AssertionError("not run"); }));
+    cells.add(new Cell("fsync", "fdatasync", "ext4j", null, false, 1, 4096, notRun));
     java.util.function.Function<List<Cell>, List<String>> names = l -> l.stream().map(c -> c.variant + "/" + c.threads + "/" + c.target).toList();
     assertThat(names.apply(BenchSuite.sliceOrder(cells, 0))).isEqualTo(names.apply(cells));
     assertThat(names.apply(BenchSuite.sliceOrder(cells, 1))).containsExactly("fsync/1/ext4j/none", "fsync/1/kernel-host",
