@@ -63,7 +63,7 @@ import java.util.Set;
  * <h2>Durability</h2>
  * Nothing an operation changes is durable when it returns, except: {@link OpenFile#fsync},
  * {@link #fsync}, {@link #syncfs}, writes through a file opened with SYNC or DSYNC, changes in a
- * DIRSYNC directory, and {@link #close}. Crash consistency comes from the journal: after a crash
+ * DIRSYNC directory (in every directory with {@link Ext4Options#dirSync}), and {@link #close}. Crash consistency comes from the journal: after a crash
  * at any instant, the next open recovers a state in which every operation either happened or did
  * not, and everything made durable is there. File data is ordered: it reaches the device before the
  * metadata that points at it commits (data=ordered).
@@ -98,7 +98,7 @@ public final class Ext4FileSystem implements AutoCloseable {
     this.dirs = new Directory(fs, io);
     this.xattrs = new Xattrs(fs);
     this.life = new InodeLife(fs, io, orphans, xattrs, options.generations());
-    this.names = new Namespace(fs, dirs, io, life, orphans, xattrs);
+    this.names = new Namespace(fs, dirs, io, life, orphans, xattrs, options.dirSync());
   }
 
   // ============================================================ open and close

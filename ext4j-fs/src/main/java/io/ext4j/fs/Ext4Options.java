@@ -22,9 +22,14 @@ import java.util.function.IntSupplier;
  *     Ext4Options)}): every read and write of it bypasses the host's page cache, as a file system on
  *     a block device sees its disk, so the engine's direct I/O is direct down to the device (default
  *     false; the host file system must support O_DIRECT, which tmpfs does not)
+ * @param dirSync ext4's {@code dirsync} mount option: every directory change (create, link, unlink,
+ *     mkdir, rmdir, mknod, symlink, rename) is durable when its call returns, as if every directory
+ *     had the DIRSYNC flag ({@code chattr +D}); each one stops a synchronous journal handle, where
+ *     the batching policy's {@link io.ext4j.jbd2.BatchingPolicy#onSyncStop} acts (default false)
  */
 public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBytes, int inodeCacheSize,
-    DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad, boolean directDevice) {
+    DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad, boolean directDevice,
+    boolean dirSync) {
 
   public Ext4Options {
     Objects.requireNonNull(journal, "journal");
@@ -58,6 +63,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     b.generations = generations;
     b.bulkLoad = bulkLoad;
     b.directDevice = directDevice;
+    b.dirSync = dirSync;
     return b;
   }
 
@@ -72,6 +78,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     private IntSupplier generations = new java.security.SecureRandom()::nextInt;
     private boolean bulkLoad;
     private boolean directDevice;
+    private boolean dirSync;
 
     private Builder() {}
 
@@ -115,6 +122,11 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
       return this;
     }
 
+    public Builder dirSync(boolean v) {
+      dirSync = v;
+      return this;
+    }
+
     public Builder bulkLoad(boolean v) {
       bulkLoad = v;
       return this;
@@ -125,7 +137,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
         throw new IllegalArgumentException("bulkLoad writes; it cannot be read-only");
       }
       return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations, bulkLoad,
-          directDevice);
+          directDevice, dirSync);
     }
   }
 }

@@ -60,7 +60,9 @@ import java.util.Set;
  *   <li>{@code cacheBytes} (a number, default the engine's 64 MiB): the engine's block cache.
  *   <li>{@code directDevice} (default false): open the image file with O_DIRECT, bypassing the
  *       host's page cache, so {@code ExtendedOpenOption.DIRECT} is direct down to the disk.
- *   <li>{@code commitInterval} (a duration: 5s, 500ms, PT5S, or milliseconds; default 5 s): how long
+ *   <li>{@code dirSync} (default false): the {@code dirsync} mount option: every directory change
+ *       (create, delete, move, link, mkdir) is durable when its call returns.
+ *   <li>{@code commitInterval} (a duration: 500ms, 5s, 2m, 1h, PT5S, or milliseconds; default 5 s): how long
  *       the journal lets a transaction run before it commits it without being asked.
  *   <li>{@code batchingPolicy} (a name of {@link io.ext4j.jbd2.BatchingPolicies}, default adaptive),
  *       {@code minBatchTime}, {@code maxBatchTime}: how synchronous commits are batched.
@@ -82,8 +84,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   /** The URI scheme. */
   public static final String SCHEME = "ext4";
 
-  private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "commitInterval",
-      "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath");
+  private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "dirSync",
+      "commitInterval", "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath");
   private final Map<Path, Ext4NioFileSystem> open = new HashMap<>(); // guarded by this
 
   /** The provider the service loader makes (and tests may make their own). */
@@ -142,7 +144,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     if (open.containsKey(real)) {
       throw new FileSystemAlreadyExistsException(real.toString());
     }
-    Ext4Options.Builder o = Ext4Options.builder().readOnly(flag(env, "readOnly")).directDevice(flag(env, "directDevice"));
+    Ext4Options.Builder o = Ext4Options.builder().readOnly(flag(env, "readOnly")).directDevice(flag(env, "directDevice"))
+        .dirSync(flag(env, "dirSync"));
     if (env.containsKey("cacheBytes")) {
       o.cacheBytes(size(env.get("cacheBytes"), "cacheBytes"));
     }
@@ -252,9 +255,12 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       if (s.endsWith("m")) {
         return java.time.Duration.ofMinutes(Long.parseLong(s.substring(0, s.length() - 1)));
       }
+      if (s.endsWith("h")) {
+        return java.time.Duration.ofHours(Long.parseLong(s.substring(0, s.length() - 1)));
+      }
       return java.time.Duration.ofMillis(Long.parseLong(s));
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("option '" + key + "' must be a duration (5s, 500ms, PT5S), not '" + v + "'");
+      throw new IllegalArgumentException("option '" + key + "' must be a duration (500ms, 5s, 2m, 1h, PT5S), not '" + v + "'");
     }
   }
 

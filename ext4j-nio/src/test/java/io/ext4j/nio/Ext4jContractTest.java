@@ -79,6 +79,31 @@ class Ext4jContractTest extends NioContract {
     Files.delete(img);
   }
 
+  /** Transactions the journal of {@code fs} has committed so far. */
+  private static long commits(FileSystem fs) throws IOException {
+    return ((io.ext4j.jbd2.JournalStats) Files.getFileStore(fs.getPath("/")).getAttribute("journalStats")).transactions();
+  }
+
+  @org.junit.jupiter.api.Test
+  void dirSync_commitsEachDirectoryChangeBeforeItReturns() throws IOException {
+    Path img = image.resolveSibling("dirsync.img");
+    java.net.URI uri = java.net.URI.create("ext4:" + img.toUri());
+    try (FileSystem plain = FileSystems.newFileSystem(uri, Map.of("create", "true", "size", "16m", "commitInterval", "1h"))) {
+      long before = commits(plain);
+      Files.createFile(plain.getPath("/a"));
+      assertThat(commits(plain)).as("a create without dirSync").isEqualTo(before);
+    }
+    try (FileSystem synced = FileSystems.newFileSystem(uri, Map.of("dirSync", true, "commitInterval", "1h"))) {
+      long before = commits(synced);
+      Files.createFile(synced.getPath("/b"));
+      long created = commits(synced);
+      assertThat(created).as("a create with dirSync").isGreaterThan(before);
+      Files.delete(synced.getPath("/a"));
+      assertThat(commits(synced)).as("a delete with dirSync").isGreaterThan(created);
+    }
+    Files.delete(img);
+  }
+
   @org.junit.jupiter.api.Test
   void filesMoveBetweenTheHostAndTheImage_throughTheJdksCrossProviderCopy() throws IOException {
     Path host = Files.createTempFile("ext4j-host", ".bin");

@@ -89,7 +89,7 @@ public final class BenchSuite {
       try {
         for (Scenario s : scenarios) {
           Path dir = work.resolve(s.name());
-          try (Targets targets = s.needsTargets() ? Targets.setUp(dir, o.imageSize(), s.knobs(), s.direct(), o.keep(), log)
+          try (Targets targets = s.needsTargets() ? Targets.setUp(dir, o.imageSize(), s, o.keep(), log)
               : Targets.bare(dir, o.keep())) {
             Map<String, String> here = new LinkedHashMap<>();
             targets.list().forEach(t -> here.put(t.name(), t.description()));

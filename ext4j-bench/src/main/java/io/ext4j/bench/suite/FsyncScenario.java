@@ -21,15 +21,26 @@ import java.util.Set;
  * The {@code fsync} scenario: N threads, each appending 4 KiB to a file of its own in one directory
  * and making it durable, through {@code FileChannel} on every target. Variants:
  * <ul>
- *   <li>{@code fsync} — write, then {@code force(true)}; measured with every batching policy of the
- *       engine (the default marked), as the 2005 jbd batching fix and the 2020 btrfs log-batch patch
- *       measured theirs;
+ *   <li>{@code fsync} — write, then {@code force(true)}; measured with the default batching policy
+ *       and with none (the others differ from none only in a synchronous handle's stop, which fsync
+ *       does not take: they run in {@code dirsync});
  *   <li>{@code fdatasync} — write, then {@code force(false)}; beside it the device bound: fio's 4 KiB
  *       write + fdatasync with as many jobs, in the host directory;
  *   <li>{@code osync}, {@code odsync} — the file opened with {@code SYNC} / {@code DSYNC}, each write durable on return;
  *   <li>{@code many-files} — each thread appends to {@value #MANY} files in turn, fsync after each
- *       (the btrfs many-file fsync case).
+ *       (the btrfs many-file fsync case);
+ *   <li>{@code dirsync} — each thread creates a file and removes it again, in a directory of its
+ *       own (in one directory they would take turns: a create holds its directory's lock until it is
+ *       durable, in ext4 as in the engine), where every directory change is durable on return: the image-backed targets are mounted {@code
+ *       dirsync} (the engine's {@link io.ext4j.fs.Ext4Options#dirSync}, the loop mount's {@code -o
+ *       dirsync}), kernel-host's directory gets {@code chattr +D}. Every create and unlink stops a
+ *       synchronous handle (jbd2's {@code h_sync}, as ext3's O_SYNC writes once did): the path every
+ *       batching policy acts on, measured with each of them (the default marked), as the 2005 jbd
+ *       batching fix measured its O_SYNC writers. fuse2fs, which has no journal and no dirsync, sits
+ *       this one out.
  * </ul>
+ * The mount option changes nothing inside the other variants' windows (they make and remove their
+ * files outside them).
  * Every counted operation returned only once its 4 KiB (and the new size) were durable. Each slice
  * makes its files and removes them after its window, so an image holds one slice's appends at most
  * (at N threads, N × the slice's rate × 4 KiB: size images for the longest slice, {@code --image-size}).
@@ -37,7 +48,10 @@ import java.util.Set;
 final class FsyncScenario implements Scenario {
   static final String NAME = "fsync";
   static final String KNOB = "batchingPolicy";
-  static final List<String> VARIANTS = List.of("fsync", "fdatasync", "osync", "odsync", "many-files");
+  static final List<String> VARIANTS = List.of("fsync", "fdatasync", "osync", "odsync", "many-files", "dirsync");
+  static final String DIRSYNC = "dirsync";
+  /** The one policy measured beside the default in {@code fsync}. */
+  static final String FSYNC_PEER = BatchingPolicies.NONE.name();
   static final int BLOCK = 4096;
   static final int MANY = 8;
 
@@ -58,7 +72,16 @@ final class FsyncScenario implements Scenario {
     return Map.of(KNOB, others);
   }
 
-  /** Every variant × thread count × target (the other policies only in {@code fsync}), plus fio's bound for {@code fdatasync}. */
+  /** Its image-backed targets are mounted dirsync, for the {@code dirsync} variant. */
+  @Override
+  public boolean dirSync() {
+    return true;
+  }
+
+  /**
+   * Every variant × thread count × target (the other policies only in {@code dirsync}, and none in
+   * {@code fsync} too; fuse2fs not in {@code dirsync}), plus fio's bound for {@code fdatasync}.
+   */
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
     String dflt = BatchingPolicies.defaultPolicy().name();
@@ -67,13 +90,16 @@ final class FsyncScenario implements Scenario {
     for (String variant : VARIANTS) {
       for (int threads : o.threads()) {
         for (Target t : targets.list()) {
-          if (!t.servesKnob(KNOB) || (t.knob() != null && !variant.equals("fsync"))) {
+          if (!t.servesKnob(KNOB) || (t.knob() != null && !measuresPolicy(variant, t.value()))
+              || (variant.equals(DIRSYNC) && t.name().equals(Target.FUSE2FS))) {
             continue;
           }
           Path dir = Files.createDirectories(t.dir().resolve(NAME));
           String setting = Scenario.setting(t, KNOB, dflt);
+          boolean chattr = t.name().equals(Target.HOST); // the image-backed targets are mounted dirsync
           cells.add(new Cell(NAME, variant, t.name(), setting, dflt.equals(setting), threads, BLOCK,
-              (warmup, window) -> slice(dir, variant, threads, t.inProcess(), warmup, window)));
+              (warmup, window) -> variant.equals(DIRSYNC) ? dirSyncSlice(dir, threads, chattr, t.inProcess(), warmup, window)
+                  : slice(dir, variant, threads, t.inProcess(), warmup, window)));
         }
         if (variant.equals("fdatasync") && fioDir != null) {
           cells.add(new Cell(NAME, variant, FioBound.TARGET, null, false, threads, BLOCK,
@@ -83,6 +109,39 @@ final class FsyncScenario implements Scenario {
       }
     }
     return cells;
+  }
+
+  /** Whether a target with batching policy {@code policy} (not the default) runs {@code variant}. */
+  static boolean measuresPolicy(String variant, String policy) {
+    return variant.equals(DIRSYNC) || (variant.equals("fsync") && policy.equals(FSYNC_PEER));
+  }
+
+  /**
+   * One slice of {@code dirsync} with {@code threads} threads, each in its own directory under
+   * {@code parent}/dirsync (marked {@code chattr +D} when {@code chattr}; else the file system must
+   * be mounted dirsync): each operation creates a file and removes it, both durable on return, so
+   * the directories are as empty after the window as before it.
+   */
+  static Cell.Slice dirSyncSlice(Path parent, int threads, boolean chattr, boolean countCommits, Duration warmup,
+      Duration window) throws Exception {
+    Path top = parent.resolve(DIRSYNC);
+    List<TimedRun.Op> ops = new ArrayList<>();
+    for (int i = 0; i < threads; i++) {
+      Path dir = top.resolve("t" + i);
+      if (!Files.isDirectory(dir)) {
+        Files.createDirectories(dir);
+        if (chattr) {
+          Host.run(List.of("chattr", "+D", dir.toString()), 60);
+        }
+      }
+      ops.add(seq -> {
+        Path f = dir.resolve("f" + seq);
+        Files.createFile(f);
+        Files.delete(f);
+      });
+    }
+    Commits.Job run = () -> Cell.Slice.of(TimedRun.run(ops, warmup, window, () -> { }, () -> { }));
+    return countCommits ? Commits.around(top, run) : run.run();
   }
 
   /**

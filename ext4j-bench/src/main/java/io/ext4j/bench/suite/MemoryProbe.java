@@ -127,7 +127,7 @@ public final class MemoryProbe {
     long baseline = Host.peakRss();
     Path img = dir.resolve("ext4j.img");
     Files.copy(base, img);
-    Map<String, Object> env = s.direct() ? Map.of("directDevice", true) : Map.of();
+    Map<String, Object> env = Scenario.engineEnv(s);
     try (FileSystem fs = FileSystems.newFileSystem(img, env)) {
       Path d = Files.createDirectories(fs.getPath("/bench"));
       runAll(s.plan(Targets.listing(dir, List.of(new Target(Target.EXT4J, null, null, true, d, Target.EXT4J))), o, null), o);

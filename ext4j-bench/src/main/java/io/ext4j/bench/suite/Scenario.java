@@ -20,6 +20,26 @@ interface Scenario {
   }
 
   /**
+   * Whether its image-backed targets are mounted {@code dirsync}: the engines with {@link
+   * io.ext4j.fs.Ext4Options#dirSync}, the loop mount with {@code -o dirsync}.
+   */
+  default boolean dirSync() {
+    return false;
+  }
+
+  /** The provider options of its in-process engines ({@code directDevice}, {@code dirSync}) beyond a knob. */
+  static Map<String, Object> engineEnv(Scenario s) {
+    Map<String, Object> env = new java.util.LinkedHashMap<>();
+    if (s.direct()) {
+      env.put("directDevice", true);
+    }
+    if (s.dirSync()) {
+      env.put("dirSync", true);
+    }
+    return env;
+  }
+
+  /**
    * How long the first cell on each engine target runs unmeasured before the slices, so that the
    * JIT has compiled what they run (see {@link Cell#rehearse}).
    */

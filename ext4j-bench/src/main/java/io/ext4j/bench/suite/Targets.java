@@ -30,7 +30,8 @@ import java.util.Map;
  * mount and fuse2fs get byte-identical copies. With {@code direct} (the {@code dio} scenario) every
  * image-backed target but fuse2fs reads and writes its image with O_DIRECT — the engine's
  * {@code directDevice}, the loop device's {@code --direct-io=on} — so direct I/O is direct down to the
- * host's disk, as fio's O_DIRECT bound is. A target that cannot be made here (not root, no
+ * host's disk, as fio's O_DIRECT bound is. With {@code dirSync} (the {@code fsync} scenario) the
+ * engines and the loop mount are mounted {@code dirsync}. A target that cannot be made here (not root, no
  * /dev/fuse, no fuse2fs) is listed in {@link #skipped()} with the reason, and the run goes on.
  *
  * <p>Made and used by the suite's coordinating thread; {@link #close()} is synchronized, as a
@@ -57,14 +58,14 @@ public final class Targets implements AutoCloseable {
    * Makes the targets in {@code dir} (a new directory; removed again by {@link #close()} unless {@code keep}):
    * {@code ext4j} with every strategy at its default, one more in-process target per value of
    * {@code knobs} (provider option → values other than its default), then kernel-host, kernel-loop,
-   * ext4j-fuse and fuse2fs where this host allows.
+   * ext4j-fuse and fuse2fs where this host allows; {@code scenario}'s {@link Scenario#knobs()}, {@link
+   * Scenario#direct()} and {@link Scenario#dirSync()} say which and how.
    */
-  public static Targets setUp(Path dir, long imageSize, Map<String, List<String>> knobs, boolean direct, boolean keep,
-      PrintStream log) throws IOException {
+  static Targets setUp(Path dir, long imageSize, Scenario scenario, boolean keep, PrintStream log) throws IOException {
     Targets t = new Targets(dir.toAbsolutePath().normalize(), keep);
     Runtime.getRuntime().addShutdownHook(t.onExit);
     try {
-      t.make(imageSize, knobs, direct, log);
+      t.make(imageSize, scenario, log);
       return t;
     } catch (IOException | RuntimeException e) {
       try {
@@ -76,8 +77,9 @@ public final class Targets implements AutoCloseable {
     }
   }
 
-  private synchronized void make(long imageSize, Map<String, List<String>> knobs, boolean direct, PrintStream log)
-      throws IOException {
+  private synchronized void make(long imageSize, Scenario scenario, PrintStream log) throws IOException {
+    boolean direct = scenario.direct();
+    boolean dirSync = scenario.dirSync();
     makeWork();
     Path base = work.resolve(BASE);
     log.printf("bench: making a %d MiB image (%s)%n", imageSize >> 20, base);
@@ -85,10 +87,10 @@ public final class Targets implements AutoCloseable {
 
     List<String[]> inProcess = new ArrayList<>();
     inProcess.add(new String[] {null, null});
-    knobs.forEach((knob, values) -> values.forEach(v -> inProcess.add(new String[] {knob, v})));
+    scenario.knobs().forEach((knob, values) -> values.forEach(v -> inProcess.add(new String[] {knob, v})));
     for (String[] k : inProcess) {
       try {
-        addInProcess(base, k[0], k[1], direct);
+        addInProcess(base, k[0], k[1], scenario);
       } catch (IOException | UnsupportedOperationException e) {
         if (!direct) {
           throw e;
@@ -99,7 +101,8 @@ public final class Targets implements AutoCloseable {
     }
 
     Path host = Files.createDirectories(work.resolve("host"));
-    targets.add(new Target(Target.HOST, null, null, false, host, "the kernel's file system of the work directory, straight on the host's device"));
+    targets.add(new Target(Target.HOST, null, null, false, host, "the kernel's file system of the work directory, straight on the host's device"
+        + (dirSync ? " (a dirsync variant's directory marked chattr +D)" : "")));
 
     String root = Host.isLinux() ? (Host.isRoot() ? null : "needs root (mount -o loop, /dev/fuse)") : "needs Linux";
     if (root != null) {
@@ -114,22 +117,24 @@ public final class Targets implements AutoCloseable {
       String dev = Host.run(List.of("losetup", "--find", "--show", "--direct-io=" + (direct ? "on" : "off"), img.toString()), 60)
           .strip();
       closers.add(() -> Host.run(List.of("losetup", "-d", dev), 60));
-      Host.run(List.of("mount", dev, mnt.toString()), 60);
+      Host.run(dirSync ? List.of("mount", "-o", "dirsync", dev, mnt.toString()) : List.of("mount", dev, mnt.toString()), 60);
       closers.add(() -> Host.run(List.of("umount", mnt.toString()), 120));
       targets.add(new Target(Target.LOOP, null, null, false, Files.createDirectories(mnt.resolve("bench")),
-          "the kernel's ext4 on a loop device (" + dev + ", direct-io " + (direct ? "on" : "off") + ") of an identical image"));
+          "the kernel's ext4 on a loop device (" + dev + ", direct-io " + (direct ? "on" : "off") + ") of an identical image"
+              + (dirSync ? ", mounted dirsync" : "")));
     } catch (IOException e) {
       skipped.put(Target.LOOP, e.getMessage());
     }
     try {
       Path img = copy(base, "fuse.img");
       Path mnt = Files.createDirectories(work.resolve("fuse.mnt"));
-      Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().directDevice(direct).build());
+      Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().directDevice(direct).dirSync(dirSync).build());
       closers.add(fs);
       FuseMount m = FuseMount.mount(fs, img.toString(), mnt, FuseOptions.defaults());
       closers.add(m);
       targets.add(new Target(Target.FUSE, null, null, false, Files.createDirectories(mnt.resolve("bench")),
-          "the engine through its FUSE mount (ext4j mount defaults" + (direct ? ", image opened O_DIRECT" : "") + "), in this process"));
+          "the engine through its FUSE mount (ext4j mount defaults" + (direct ? ", image opened O_DIRECT" : "")
+              + (dirSync ? ", engine mounted dirsync" : "") + "), in this process"));
     } catch (IOException e) {
       skipped.put(Target.FUSE, e.getMessage());
     }
@@ -154,24 +159,22 @@ public final class Targets implements AutoCloseable {
 
   /**
    * An in-process target on its own copy of the base image: every strategy at its default, or
-   * {@code knob} set to {@code value}; with {@code direct} the image is opened with O_DIRECT.
+   * {@code knob} set to {@code value}; opened with {@code scenario}'s {@link Scenario#engineEnv}.
    */
-  private void addInProcess(Path base, String knob, String value, boolean direct) throws IOException {
+  private void addInProcess(Path base, String knob, String value, Scenario scenario) throws IOException {
     String name = knob == null ? Target.EXT4J : Target.EXT4J + "/" + value;
     Path img = copy(base, (knob == null ? "ext4j" : "ext4j-" + value) + ".img");
-    Map<String, Object> env = new LinkedHashMap<>();
+    Map<String, Object> env = new LinkedHashMap<>(Scenario.engineEnv(scenario));
     if (knob != null) {
       env.put(knob, value);
-    }
-    if (direct) {
-      env.put("directDevice", true);
     }
     FileSystem fs = FileSystems.newFileSystem(img, env);
     closers.add(fs);
     Path dir = Files.createDirectories(fs.getPath("/bench"));
     String how = knob == null ? "the engine in-process through the java.nio provider, every strategy at its default"
         : "the same with " + knob + "=" + value;
-    targets.add(new Target(name, knob, value, true, dir, how + (direct ? ", image opened O_DIRECT" : "")));
+    targets.add(new Target(name, knob, value, true, dir, how + (scenario.direct() ? ", image opened O_DIRECT" : "")
+        + (scenario.dirSync() ? ", mounted dirsync" : "")));
   }
 
   /**

@@ -53,12 +53,18 @@ public final class Namespace {
   private final InodeLife life;
   private final Orphans orphans;
   private final Xattrs xattrs;
+  private final boolean dirSync;
   private final ReentrantLock renameLock = new ReentrantLock();
 
   private static final int ACL_CREDITS = 12; // up to two attribute blocks (the new one, the old one's refcount) and the inode
 
-  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs) {
+  /**
+   * @param dirSync the {@code dirsync} mount option: every directory change is synchronous, not
+   *     only those in a directory with the DIRSYNC flag
+   */
+  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs, boolean dirSync) {
     this.fs = fs;
+    this.dirSync = dirSync;
     this.dirs = dirs;
     this.io = io;
     this.life = life;
@@ -335,7 +341,7 @@ public final class Namespace {
   }
 
   private void setDirSync(Tx tx, Inode dir) {
-    if ((dir.flags() & RawInode.FL_DIRSYNC) != 0) {
+    if (dirSync || (dir.flags() & RawInode.FL_DIRSYNC) != 0) {
       tx.setSync();
     }
   }
