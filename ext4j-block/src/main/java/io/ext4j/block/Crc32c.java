@@ -38,7 +38,7 @@ public final class Crc32c {
       // ~update(~0, D), hence update(s, D) = ~jdk(D) ^ shift_n(s ^ ~0).
       java.util.zip.CRC32C jdk = new java.util.zip.CRC32C();
       jdk.update(b, off, len);
-      return ~(int) jdk.getValue() ^ ZeroShift.of(len).apply(crc ^ 0xFFFFFFFF);
+      return ~(int) jdk.getValue() ^ ZeroShift.shift(len, crc ^ 0xFFFFFFFF);
     }
     return updateTables(crc, b, off, len);
   }
@@ -71,16 +71,14 @@ public final class Crc32c {
   }
 
   /**
-   * The linear map {@code s -> update(s, n zero bytes)} for one length n, as four byte-indexed
-   * tables. Built from the one-zero-byte operator by repeated squaring (32×32 GF(2) matrices);
-   * cached per length, for the few lengths in use (block sizes, the superblock).
+   * The linear map {@code s -> update(s, n zero bytes)} for one power of two n, as four byte-indexed
+   * tables, built from the one-zero-byte operator by repeated squaring (32×32 GF(2) matrices). Any
+   * other length is the product of the powers of its set bits ({@link #shift}): a dozen rounds of
+   * four table lookups for a block-sized length, and nothing to build or cache per length (a cache of
+   * lengths missed whenever more than a few were in use, and then rebuilt a map on every call).
    */
   static final class ZeroShift {
-    private static final java.util.concurrent.ConcurrentHashMap<Integer, ZeroShift> CACHE =
-        new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int CACHE_LIMIT = 64;
-    // The lengths in constant use (inodes, blocks, the superblock) are powers of two: one slot each,
-    // filled once (a racing fill makes an equal object; final fields publish it whole).
+    // one slot per power, filled once (a racing fill makes an equal object; final fields publish it whole)
     private static final ZeroShift[] POWERS = new ZeroShift[31];
     private final int[][] tables = new int[4][256];
 
@@ -109,22 +107,20 @@ public final class Crc32c {
       }
     }
 
-    static ZeroShift of(int n) {
-      boolean power = Integer.bitCount(n) == 1;
-      if (power) {
-        ZeroShift z = POWERS[Integer.numberOfTrailingZeros(n)];
-        if (z != null) {
-          return z;
-        }
+    /** {@code update(s, n zero bytes)} for n ≥ 0: the shifts of n's set bits, one after another (they commute). */
+    static int shift(int n, int s) {
+      for (int bits = n; bits != 0; bits &= bits - 1) {
+        s = power(Integer.numberOfTrailingZeros(bits)).apply(s);
       }
-      ZeroShift z = CACHE.get(n);
+      return s;
+    }
+
+    /** The map for 2^k zero bytes. */
+    static ZeroShift power(int k) {
+      ZeroShift z = POWERS[k];
       if (z == null) {
-        z = new ZeroShift(n);
-        if (power) {
-          POWERS[Integer.numberOfTrailingZeros(n)] = z;
-        } else if (CACHE.size() < CACHE_LIMIT) {
-          CACHE.putIfAbsent(n, z);
-        }
+        z = new ZeroShift(1 << k);
+        POWERS[k] = z;
       }
       return z;
     }

@@ -70,13 +70,17 @@ public final class ExtentTree {
 
   private Extent findFrom(Ctx c, ExtentNode node, long lblk) throws IOException {
     if (node.depth() == 0) {
-      for (int i = 0; i < node.count(); i++) {
-        Extent e = extent(node, i);
-        if (e.end() > lblk) {
-          return e;
-        }
+      // decode keeps a leaf sorted and non-overlapping: the extent starting at or before lblk if it
+      // reaches past lblk, else the next one
+      int n = node.count();
+      if (n == 0) {
+        return null;
       }
-      return null;
+      int i = childFor(node, lblk);
+      if (node.keys()[i] + node.lengths()[i] <= lblk) {
+        i++;
+      }
+      return i < n ? extent(node, i) : null;
     }
     for (int i = childFor(node, lblk); i < node.count(); i++) {
       long block = node.values()[i];
@@ -166,6 +170,9 @@ public final class ExtentTree {
         throw new IllegalArgumentException("replacement " + e + " outside [" + start + ", " + end + ")");
       }
     }
+    if (replacement.size() == 1 && appended(tx, inode, start, replacement.getFirst())) {
+      return List.of();
+    }
     // Pass 1, writing nothing: how many new tree blocks the change needs. They are allocated before
     // any node changes, so running out of space fails the call cleanly (ENOSPC, nothing changed).
     Ctx dry = new Ctx(inode);
@@ -177,6 +184,67 @@ public final class ExtentTree {
     apply(c, start, end, replacement);
     c.finish();
     return c.removed;
+  }
+
+  /**
+   * The append fast path: when [start, …) lies past the last mapped block and the tree's rightmost
+   * leaf can take {@code e} — merged into its last extent, or as one more entry — changes that one
+   * node in place and returns true; otherwise changes nothing and returns false (the general path
+   * then does it). Nothing is removed, no block is allocated or freed, and no index key changes
+   * (the leaf's first key stays), so the tree ends as {@link #apply} would leave it, without
+   * rebuilding every extent of the leaf twice.
+   */
+  private boolean appended(Tx tx, Inode inode, long start, Extent e) throws IOException {
+    Ctx c = new Ctx(inode);
+    c.tx = tx;
+    ExtentNode node = c.root();
+    long block = 0; // 0: the leaf is the root
+    while (node.depth() > 0) {
+      if (node.count() == 0 || childFor(node, start) != node.count() - 1) {
+        return false;
+      }
+      block = node.values()[node.count() - 1];
+      node = c.read(block, node.depth() - 1);
+      if (node.count() == 0) {
+        throw c.corrupt(block, "empty extent tree block");
+      }
+    }
+    int n = node.count();
+    if (n == 0) {
+      return false;
+    }
+    Extent last = extent(node, n - 1);
+    if (last.end() > start || e.lblk() < start) {
+      return false;
+    }
+    ExtentNode changed;
+    if (last.mergesWith(e)) {
+      int[] lengths = node.lengths().clone();
+      lengths[n - 1] += e.len();
+      changed = new ExtentNode(0, node.keys(), node.values(), lengths, node.unwritten());
+    } else if (n < (block == 0 ? ExtentNode.ROOT_MAX : perBlock)) {
+      long[] keys = java.util.Arrays.copyOf(node.keys(), n + 1);
+      long[] values = java.util.Arrays.copyOf(node.values(), n + 1);
+      int[] lengths = java.util.Arrays.copyOf(node.lengths(), n + 1);
+      boolean[] unwritten = java.util.Arrays.copyOf(node.unwritten(), n + 1);
+      keys[n] = e.lblk();
+      values[n] = e.pblk();
+      lengths[n] = e.len();
+      unwritten[n] = e.unwritten();
+      changed = new ExtentNode(0, keys, values, lengths, unwritten);
+    } else {
+      return false;
+    }
+    if (block == 0) {
+      c.writeRoot(changed);
+    } else {
+      try (Buf b = tx.read(block)) {
+        tx.modify(b);
+        changed.encode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? c.seed : null);
+        tx.dirty(b);
+      }
+    }
+    return true;
   }
 
   private void apply(Ctx c, long start, long end, List<Extent> replacement) throws IOException {
