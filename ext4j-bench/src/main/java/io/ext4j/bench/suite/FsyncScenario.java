@@ -31,9 +31,10 @@ import java.util.Set;
  *       (the btrfs many-file fsync case);
  *   <li>{@code dirsync} — each thread creates a file and removes it again, in a directory of its
  *       own (in one directory they would take turns: a create holds its directory's lock until it is
- *       durable, in ext4 as in the engine), where every directory change is durable on return: the image-backed targets are mounted {@code
- *       dirsync} (the engine's {@link io.ext4j.fs.Ext4Options#dirSync}, the loop mount's {@code -o
- *       dirsync}), kernel-host's directory gets {@code chattr +D}. Every create and unlink stops a
+ *       durable, in ext4 as in the engine), where every directory change is durable on return: the
+ *       image-backed targets are mounted {@code dirsync} (the engine's {@link
+ *       io.ext4j.fs.Ext4Options#dirSync}, the loop mount's {@code -o dirsync}), kernel-host's
+ *       directories get {@code chattr +D}. Every create and unlink stops a
  *       synchronous handle (jbd2's {@code h_sync}, as ext3's O_SYNC writes once did): the path every
  *       batching policy acts on, measured with each of them (the default marked), as the 2005 jbd
  *       batching fix measured its O_SYNC writers. fuse2fs, which has no journal and no dirsync, sits
