@@ -38,13 +38,18 @@ public final class ImageTarget {
    * unknown ro_compat feature) is refused with the engine's reason.
    */
   Ext4FileSystem open(boolean writable) throws IOException {
+    return open(writable, false);
+  }
+
+  /** As {@link #open(boolean)}, with {@code dirSync} the {@code dirsync} mount option ({@link Ext4Options#dirSync}). */
+  Ext4FileSystem open(boolean writable, boolean dirSync) throws IOException {
     if (Files.isDirectory(image)) {
       throw new CliException(image + ": is a directory, not an ext4 image");
     }
     if (!writable) {
       return open(Ext4Options.builder().readOnly(true).build());
     }
-    Ext4FileSystem fs = open(Ext4Options.defaults());
+    Ext4FileSystem fs = open(Ext4Options.builder().dirSync(dirSync).build());
     if (fs.isReadOnly()) {
       String why = fs.readOnlyReason();
       fs.close();

@@ -32,7 +32,8 @@ public final class MountCommand implements Callable<Integer> {
 
   @Option(names = "-o", paramLabel = "OPTIONS", split = ",",
       description = "Mount options: ro, rw, allow_other, default_permissions (always on), writeback_cache, direct_io, "
-          + "max_write=N (default 1 MiB), threads=N (default 16), attr_timeout=S, entry_timeout=S (default 1), fsname=NAME.")
+          + "max_write=N (default 1 MiB), threads=N (default 16), attr_timeout=S, entry_timeout=S (default 1), fsname=NAME, "
+          + "dirsync (every directory change durable when it returns).")
   java.util.List<String> options = new java.util.ArrayList<>();
 
   @CommandLine.Spec
@@ -47,7 +48,7 @@ public final class MountCommand implements Callable<Integer> {
       throw new CliException("ext4j mount: " + e.getMessage());
     }
     PrintWriter err = spec.commandLine().getErr();
-    Ext4FileSystem fs = target.open(!o.readOnly());
+    Ext4FileSystem fs = target.open(!o.readOnly(), o.dirSync());
     FuseMount m;
     try {
       m = FuseMount.mount(fs, target.name(), mountpoint, o);

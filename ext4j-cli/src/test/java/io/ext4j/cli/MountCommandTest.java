@@ -52,6 +52,30 @@ class MountCommandTest {
   }
 
   @Test
+  void dirsync_aCreateThroughTheMountIsInTheImageBeforeItIsUnmounted() throws Exception {
+    Path img = image();
+    Path mnt = Files.createDirectories(dir.resolve("mnt"));
+    CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.run("mount", img.toString(), mnt.toString(), "-o", "dirsync"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!mounted(mnt) && !run.isDone() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(mounted(mnt)).as("mounted (the command: %s)", run.isDone() ? run.join() : "running").isTrue();
+    Path copy = dir.resolve("while-mounted.img");
+    try {
+      Files.createDirectory(mnt.resolve("made"));
+      Files.copy(img, copy); // what the image file holds now: the create's commit, in the journal
+    } finally {
+      E2fsprogs.Result u = E2fsprogs.run(Duration.ofSeconds(30), "fusermount3", "-u", mnt.toString());
+      assertThat(u.exitCode()).as(u.output()).isZero();
+    }
+    assertThat(run.get(60, TimeUnit.SECONDS).exitCode()).isZero();
+    Cli ls = Cli.run("ls", copy.toString(), "/"); // read-only: the journal recovered in memory
+    assertThat(ls.exitCode()).as(ls.err()).isZero();
+    assertThat(ls.out()).contains("made");
+  }
+
+  @Test
   void badInput_isOneLineNamingIt() throws Exception {
     Path img = image();
     Cli opt = Cli.run("mount", img.toString(), dir.toString(), "-o", "ro,noatime");

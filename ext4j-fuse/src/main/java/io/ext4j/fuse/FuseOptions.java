@@ -19,9 +19,12 @@ import java.util.List;
  * @param attrTimeoutNs {@code attr_timeout=S}: how long the kernel may cache attributes (default 1 s)
  * @param entryTimeoutNs {@code entry_timeout=S}: how long it may cache names (default 1 s)
  * @param fsName {@code fsname=…}: the mount's source as mount(8) shows it (default the image path)
+ * @param dirSync {@code dirsync}: every directory change is durable when it returns (the engine's
+ *     {@code Ext4Options.dirSync}; it applies where the image is opened, as {@code ext4j mount}
+ *     does, not to an engine already open; default off)
  */
 public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebackCache, boolean directIo, int maxWrite,
-    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName) {
+    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync) {
 
   public static final int MAX_WRITE_LIMIT = 1 << 20;
 
@@ -41,7 +44,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
   }
 
   public static FuseOptions defaults() {
-    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null);
+    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false);
   }
 
   /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
@@ -56,6 +59,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     long attr = o.attrTimeoutNs;
     long entry = o.entryTimeoutNs;
     String fsName = o.fsName;
+    boolean dirSync = o.dirSync;
     for (String item : split(list)) {
       int eq = item.indexOf('=');
       String key = eq < 0 ? item : item.substring(0, eq);
@@ -72,11 +76,12 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
         case "attr_timeout" -> attr = seconds(key, value);
         case "entry_timeout" -> entry = seconds(key, value);
         case "fsname" -> fsName = required(key, value);
+        case "dirsync" -> dirSync = flag(key, value);
         default -> throw new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
             + "default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
-            + "fsname=NAME)");
+            + "fsname=NAME, dirsync)");
       }
-      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName); // each option checked as read
+      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName, dirSync); // each option checked as read
     }
     return o;
   }
