@@ -121,6 +121,18 @@ public final class E2fsprogs {
     }
   }
 
+  /**
+   * Whether an e2fsck output line is its note that a superblock time is ahead of the host's clock by
+   * less than a day, which it accepts without a change ("in the future", then "(by less than a
+   * day, probably due to the hardware clock being incorrectly set)"): it appears when the host's
+   * clock steps back between the engine's write and the check, as a virtual machine's may; it says
+   * nothing about the image (a time a day or more ahead gets another message, not matched here).
+   */
+  public static boolean clockNote(String line) {
+    return line.matches("Superblock last (write|mount) time is in the future\\.")
+        || line.strip().equals("(by less than a day, probably due to the hardware clock being incorrectly set)");
+  }
+
   /** {@code e2fsck -fn IMAGE}: check everything, change nothing (exit 0 = clean). */
   public static Result e2fsckForceNoChange(Path image) {
     requireInstalled("e2fsck");

@@ -173,7 +173,7 @@ class MakeImageOracleTest {
     assertThat(Files.mismatch(img1, img2)).as("two runs with the same UUID and SOURCE_DATE_EPOCH").isEqualTo(-1);
     E2fsprogs.Result fsck = E2fsprogs.e2fsckForceNoChange(img1);
     assertThat(fsck.exitCode()).as(fsck.output()).isZero();
-    assertThat(fsck.stdout().lines().filter(l -> !l.startsWith("Pass ") && !l.matches(".*: \\d+/\\d+ files \\(.*"))).isEmpty();
+    assertThat(fsck.stdout().lines().filter(l -> !l.startsWith("Pass ") && !io.ext4j.testkit.E2fsprogs.clockNote(l) && !l.matches(".*: \\d+/\\d+ files \\(.*"))).isEmpty();
     TreeMap<String, String> host = walkHost(tree);
     TreeMap<String, String> image;
     try (Ext4FileSystem fs = Ext4FileSystem.open(img1, Ext4Options.builder().readOnly(true).build())) {
