@@ -214,7 +214,7 @@ public final class ExtentTree {
       return false;
     }
     Extent last = extent(node, n - 1);
-    if (last.end() > start || e.lblk() < start) {
+    if (last.end() > start) { // e lies in [start, end): replace checked it
       return false;
     }
     ExtentNode changed;
@@ -238,11 +238,7 @@ public final class ExtentTree {
     if (block == 0) {
       c.writeRoot(changed);
     } else {
-      try (Buf b = tx.read(block)) {
-        tx.modify(b);
-        changed.encode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? c.seed : null);
-        tx.dirty(b);
-      }
+      c.writeNodes(block, n, 0, List.of(changed)); // into the same block; it lost no entry
     }
     return true;
   }
