@@ -33,19 +33,23 @@ public final class Crc32c {
   /** Continues {@code crc} over {@code len} bytes of {@code b} from {@code off}. */
   public static int update(int crc, byte[] b, int off, int len) {
     if (len >= INTRINSIC_MIN_LENGTH) {
-      // The register update is linear over GF(2): update(s, D) = update(0, D) ^ shift_n(s), where
-      // shift_n(s) = update(s, n zero bytes). The JDK's (hardware-assisted) CRC32C returns
-      // ~update(~0, D), hence update(s, D) = ~jdk(D) ^ shift_n(s ^ ~0).
+      // The JDK's (hardware-assisted) CRC32C starts its register at ~0 and returns its complement.
+      // Four bytes chosen for the seed first bring that register to exactly crc; the data follows.
       java.util.zip.CRC32C jdk = new java.util.zip.CRC32C();
+      int w = SeedPrefix.bytesFor(crc);
+      jdk.update(w);
+      jdk.update(w >>> 8);
+      jdk.update(w >>> 16);
+      jdk.update(w >>> 24);
       jdk.update(b, off, len);
-      return ~(int) jdk.getValue() ^ ZeroShift.shift(len, crc ^ 0xFFFFFFFF);
+      return ~(int) jdk.getValue();
     }
     return updateTables(crc, b, off, len);
   }
 
   /**
-   * From this length the JDK call plus the shift is faster than the table loop (JDK 25, x86-64:
-   * 11 against 33 ns at 64 bytes, 22 against 124 ns for a 256-byte inode, 30 against 537 ns at 1 KiB).
+   * From this length the JDK call is faster than the table loop (JDK 25, x86-64: 11 against 33 ns
+   * at 64 bytes, 22 against 124 ns for a 256-byte inode, 30 against 537 ns at 1 KiB).
    */
   static final int INTRINSIC_MIN_LENGTH = 64;
 
@@ -71,81 +75,79 @@ public final class Crc32c {
   }
 
   /**
-   * The linear map {@code s -> update(s, n zero bytes)} for one power of two n, as four byte-indexed
-   * tables, built from the one-zero-byte operator by repeated squaring (32×32 GF(2) matrices). Any
-   * other length is the product of the powers of its set bits ({@link #shift}): a dozen rounds of
-   * four table lookups for a block-sized length, and nothing to build or cache per length (a cache of
-   * lengths missed whenever more than a few were in use, and then rebuilt a map on every call).
+   * The four bytes that take a register from ~0 to a chosen value. Feeding the little-endian bytes
+   * of w to register r gives Z(r ^ w), where Z is the update over four zero bytes: a linear,
+   * invertible map over GF(2)^32. So w = Z⁻¹(target) ^ ~0, with Z⁻¹ inverted once (Gauss–Jordan on
+   * its 32×32 bit matrix) and applied as four byte-indexed tables.
    */
-  static final class ZeroShift {
-    // one slot per power, filled once (a racing fill makes an equal object; final fields publish it whole)
-    private static final ZeroShift[] POWERS = new ZeroShift[31];
-    private final int[][] tables = new int[4][256];
+  static final class SeedPrefix {
+    private static final int[][] INVERSE = new int[4][256];
 
-    private ZeroShift(int n) {
-      int[] op = new int[32]; // column i = image of bit i under one zero byte
+    static {
+      int[] z = new int[32]; // column i = Z(bit i)
       for (int i = 0; i < 32; i++) {
-        int v = 1 << i;
-        op[i] = (v >>> 8) ^ T[0][v & 0xFF];
+        z[i] = updateTables(1 << i, new byte[4], 0, 4);
       }
-      int[] result = new int[32]; // the identity
-      for (int i = 0; i < 32; i++) {
-        result[i] = 1 << i;
-      }
-      for (int bits = n; bits != 0; bits >>>= 1) {
-        if ((bits & 1) != 0) {
-          result = compose(op, result);
-        }
-        if ((bits >>> 1) != 0) {
-          op = compose(op, op);
-        }
-      }
+      int[] inv = invert(z);
       for (int k = 0; k < 4; k++) {
         for (int v = 0; v < 256; v++) {
-          tables[k][v] = times(result, v << (8 * k));
+          int x = v << (8 * k);
+          int r = 0;
+          for (int i = 0; i < 32; i++) {
+            if ((x >>> i & 1) != 0) {
+              r ^= inv[i];
+            }
+          }
+          INVERSE[k][v] = r;
         }
       }
     }
 
-    /** {@code update(s, n zero bytes)} for n ≥ 0: the shifts of n's set bits, one after another (they commute). */
-    static int shift(int n, int s) {
-      for (int bits = n; bits != 0; bits &= bits - 1) {
-        s = power(Integer.numberOfTrailingZeros(bits)).apply(s);
+    private SeedPrefix() {}
+
+    /** w such that feeding w's four little-endian bytes to the register ~0 leaves {@code target}. */
+    static int bytesFor(int target) {
+      int pre = INVERSE[0][target & 0xFF] ^ INVERSE[1][(target >>> 8) & 0xFF] ^ INVERSE[2][(target >>> 16) & 0xFF]
+          ^ INVERSE[3][target >>> 24];
+      return pre ^ 0xFFFFFFFF;
+    }
+
+    /** The inverse of the GF(2) matrix whose column i is {@code cols[i]}, as columns. */
+    static int[] invert(int[] cols) {
+      // rows of [A | I]: row r of A has bit c set when column c has bit r set
+      int[] a = new int[32];
+      int[] id = new int[32];
+      for (int r = 0; r < 32; r++) {
+        for (int c = 0; c < 32; c++) {
+          a[r] |= (cols[c] >>> r & 1) << c;
+        }
+        id[r] = 1 << r;
       }
-      return s;
-    }
-
-    /** The map for 2^k zero bytes. */
-    static ZeroShift power(int k) {
-      ZeroShift z = POWERS[k];
-      if (z == null) {
-        z = new ZeroShift(1 << k);
-        POWERS[k] = z;
-      }
-      return z;
-    }
-
-    int apply(int s) {
-      return tables[0][s & 0xFF] ^ tables[1][(s >>> 8) & 0xFF] ^ tables[2][(s >>> 16) & 0xFF] ^ tables[3][s >>> 24];
-    }
-
-    private static int times(int[] m, int v) {
-      int r = 0;
-      for (int i = 0; v != 0; i++, v >>>= 1) {
-        if ((v & 1) != 0) {
-          r ^= m[i];
+      for (int c = 0; c < 32; c++) {
+        int p = c;
+        while ((a[p] >>> c & 1) == 0) {
+          p++; // Z is invertible, so some row from c on has this column's bit
+        }
+        int t = a[p];
+        a[p] = a[c];
+        a[c] = t;
+        t = id[p];
+        id[p] = id[c];
+        id[c] = t;
+        for (int r = 0; r < 32; r++) {
+          if (r != c && (a[r] >>> c & 1) != 0) {
+            a[r] ^= a[c];
+            id[r] ^= id[c];
+          }
         }
       }
-      return r;
-    }
-
-    /** The operator "first b, then a". */
-    private static int[] compose(int[] a, int[] b) {
-      int[] r = new int[32];
-      for (int i = 0; i < 32; i++) {
-        r[i] = times(a, b[i]);
+      int[] out = new int[32]; // back to columns: column c of the inverse has bit r when id[r] has bit c
+      for (int c = 0; c < 32; c++) {
+        for (int r = 0; r < 32; r++) {
+          out[c] |= (id[r] >>> c & 1) << r;
+        }
       }
-      return r;
+      return out;
     }
   }
 

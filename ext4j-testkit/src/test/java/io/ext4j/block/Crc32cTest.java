@@ -55,7 +55,7 @@ class Crc32cTest {
   }
 
   @Test
-  void seededUpdateOfLongInputs_throughTheJdkAndTheZeroShift_equalsTheTableLoop() {
+  void seededUpdateOfLongInputs_throughTheJdkAfterASeedPrefix_equalsTheTableLoop() {
     Random r = new Random(SEED);
     for (int i = 0; i < 400; i++) {
       int len = Crc32c.INTRINSIC_MIN_LENGTH + r.nextInt(i < 200 ? 9000 : 70_000);
@@ -65,6 +65,17 @@ class Crc32cTest {
       int off = r.nextInt(16);
       assertThat(Crc32c.update(seed, data, off, len)).as("seed %d, case %d, length %d", SEED, i, len)
           .isEqualTo(Crc32c.updateTables(seed, data, off, len));
+    }
+  }
+
+  @Test
+  void seedPrefix_takesTheRegisterFromAllOnesToTheTarget() {
+    Random r = new Random(SEED);
+    for (int i = 0; i < 2000; i++) {
+      int target = i < 32 ? 1 << i : i == 32 ? 0 : i == 33 ? 0xFFFFFFFF : r.nextInt();
+      int w = Crc32c.SeedPrefix.bytesFor(target);
+      byte[] le = {(byte) w, (byte) (w >>> 8), (byte) (w >>> 16), (byte) (w >>> 24)};
+      assertThat(Crc32c.updateTables(0xFFFFFFFF, le, 0, 4)).as("seed %d, target 0x%08X", SEED, target).isEqualTo(target);
     }
   }
 }

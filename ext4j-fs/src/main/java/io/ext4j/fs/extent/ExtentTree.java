@@ -45,12 +45,14 @@ public final class ExtentTree {
   private final MetaStore meta;
   private final BlockAllocator alloc;
   private final int perBlock;
+  private final DecodedNodes decoded;
 
   public ExtentTree(FsLayout lay, MetaStore meta, BlockAllocator alloc) {
     this.lay = lay;
     this.meta = meta;
     this.alloc = alloc;
     this.perBlock = ExtentNode.blockMax(lay.blockSize());
+    this.decoded = new DecodedNodes(lay.blockSize());
   }
 
   /** Writes an empty root into {@code raw}'s i_block. */
@@ -535,13 +537,20 @@ public final class ExtentTree {
         throw corrupt(block, "extent tree block outside the filesystem");
       }
       try (Buf b = meta.read(block)) {
-        ExtentNode n = ExtentNode.decode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? seed : null);
+        ExtentNode n = decoded.get(block, seed, b.array());
+        boolean fresh = n == null;
+        if (fresh) {
+          n = ExtentNode.decode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? seed : null);
+        }
         if (n.depth() != expectedDepth) {
           throw corrupt(block, "extent tree block has depth " + n.depth() + ", expected " + expectedDepth);
         }
-        String bad = pointsAway(n);
-        if (bad != null) {
-          throw corrupt(block, bad);
+        if (fresh) {
+          String bad = pointsAway(n);
+          if (bad != null) {
+            throw corrupt(block, bad);
+          }
+          decoded.put(block, seed, b.array(), n);
         }
         return n;
       } catch (ExtentNode.Malformed m) {
@@ -607,6 +616,7 @@ public final class ExtentTree {
           try (Buf b = tx.read(block)) {
             tx.modify(b);
             n.encode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? seed : null);
+            decoded.put(block, seed, b.array(), n); // decode(encode(n)) is n (ExtentNodeTest)
             tx.dirty(b);
           }
           if (n.count() < oldCount) {
@@ -616,6 +626,7 @@ public final class ExtentTree {
           block = newTreeBlock();
           try (Buf b = tx.create(block)) {
             n.encode(b.array(), 0, lay.blockSize(), perBlock, lay.metadataCsum() ? seed : null);
+            decoded.put(block, seed, b.array(), n);
             tx.dirty(b);
           }
           structural = true;
