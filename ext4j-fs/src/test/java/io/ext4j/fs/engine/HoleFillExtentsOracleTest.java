@@ -1,0 +1,99 @@
+package io.ext4j.fs.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ext4j.fs.Caller;
+import io.ext4j.fs.Ext4FileSystem;
+import io.ext4j.fs.Ext4Options;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.OpenFlag;
+import io.ext4j.testkit.Seeds;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writes into the holes of a file whose extent tree has several leaves, in random order, through
+ * direct I/O (an unwritten extent inserted into a full or a part-full leaf, then converted to
+ * written) and buffered writes: the mapping, with nothing left unwritten, and the contents are
+ * what the model says, and e2fsck -fn finds the image clean.
+ */
+@Tag("oracle")
+class HoleFillExtentsOracleTest {
+  private static final int BLOCK = 4096;
+  private static final int BLOCKS = 3000; // every other block written first: 1,500 extents, 5 leaves
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void randomFillsOfHoles_mapWhatTheModelSays_andE2fsckFindsItClean() throws Exception {
+    long seed = Seeds.seed();
+    Path img = tmp.resolve("holes.img");
+    Oracle.mkfs(img, 128L << 20, BLOCK);
+    long ino;
+    BitSet model = new BitSet();
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+      ino = fs.create(Ext4FileSystem.ROOT, "f".getBytes(StandardCharsets.UTF_8), 0644, Caller.ROOT).ino();
+      ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK);
+      try (OpenFile f = fs.open(ino, EnumSet.of(OpenFlag.WRITE))) {
+        for (int l = 0; l < BLOCKS; l += 2) {
+          write(f, buf, l);
+          model.set(l);
+        }
+        f.truncate((long) (BLOCKS + 40) * BLOCK); // holes past the last block too
+      }
+      assertThat(fs.extents(ino).size()).as("extents before the fills (seed %d)", seed).isGreaterThan(4 * 340);
+      List<Integer> holes = new ArrayList<>();
+      for (int l = 1; l < BLOCKS + 40; l += l < BLOCKS ? 2 : 1) {
+        holes.add(l);
+      }
+      Collections.shuffle(holes, new java.util.Random(seed));
+      SplittableRandom r = new SplittableRandom(seed);
+      try (OpenFile direct = fs.open(ino, EnumSet.of(OpenFlag.WRITE, OpenFlag.DIRECT));
+          OpenFile buffered = fs.open(ino, EnumSet.of(OpenFlag.WRITE))) {
+        for (int k = 0; k < holes.size() * 2 / 3; k++) {
+          int l = holes.get(k);
+          write(r.nextInt(4) == 0 ? buffered : direct, buf, l);
+          model.set(l);
+        }
+      }
+      BitSet mapped = new BitSet();
+      long next = 0;
+      for (long[] e : fs.extents(ino)) {
+        assertThat(e[0]).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
+        assertThat(e[3]).as("extent at %d left unwritten (seed %d)", e[0], seed).isZero();
+        mapped.set((int) e[0], (int) (e[0] + e[2]));
+        next = e[0] + e[2];
+      }
+      assertThat(mapped).as("mapped blocks (seed %d)", seed).isEqualTo(model);
+    }
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build());
+        OpenFile in = fs.open(ino, EnumSet.of(OpenFlag.READ))) {
+      ByteBuffer b = ByteBuffer.allocate(BLOCK);
+      for (int l = 0; l < BLOCKS + 40; l++) {
+        b.clear();
+        in.read((long) l * BLOCK, b);
+        assertThat(b.getLong(0)).as("block %d (seed %d)", l, seed).isEqualTo(model.get(l) ? 1_000_000L + l : 0);
+      }
+    }
+    Oracle.assertClean(img);
+  }
+
+  private static void write(OpenFile f, ByteBuffer buf, int lblk) throws Exception {
+    buf.clear();
+    for (int i = 0; i < BLOCK; i += 8) {
+      buf.putLong(i, 1_000_000L + lblk);
+    }
+    f.write((long) lblk * BLOCK, buf);
+  }
+}
