@@ -31,16 +31,27 @@ class MountCommandTest {
     return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.split(" ")[4].equals(mnt.toString()));
   }
 
-  @Test
-  void mount_servesUntilFusermountU_thenExitsZeroWithACleanImage() throws Exception {
-    Path img = image();
-    Path mnt = Files.createDirectories(dir.resolve("mnt"));
-    CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.run("mount", img.toString(), mnt.toString()));
+  /** Runs {@code ext4j mount IMG MNT EXTRA…} in the background and returns once the mount is up (failing if it never comes up). */
+  private static CompletableFuture<Cli> startMount(Path img, Path mnt, String... extra) throws Exception {
+    String[] args = new String[3 + extra.length];
+    args[0] = "mount";
+    args[1] = img.toString();
+    args[2] = mnt.toString();
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.run(args));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!mounted(mnt) && !run.isDone() && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
     assertThat(mounted(mnt)).as("mounted (the command: %s)", run.isDone() ? run.join() : "running").isTrue();
+    return run;
+  }
+
+  @Test
+  void mount_servesUntilFusermountU_thenExitsZeroWithACleanImage() throws Exception {
+    Path img = image();
+    Path mnt = Files.createDirectories(dir.resolve("mnt"));
+    CompletableFuture<Cli> run = startMount(img, mnt);
     Files.writeString(mnt.resolve("hello"), "through the kernel");
     E2fsprogs.Result u = E2fsprogs.run(Duration.ofSeconds(30), "fusermount3", "-u", mnt.toString());
     assertThat(u.exitCode()).as(u.output()).isZero();
@@ -55,12 +66,7 @@ class MountCommandTest {
   void dirsync_aCreateThroughTheMountIsInTheImageBeforeItIsUnmounted() throws Exception {
     Path img = image();
     Path mnt = Files.createDirectories(dir.resolve("mnt"));
-    CompletableFuture<Cli> run = CompletableFuture.supplyAsync(() -> Cli.run("mount", img.toString(), mnt.toString(), "-o", "dirsync"));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!mounted(mnt) && !run.isDone() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    assertThat(mounted(mnt)).as("mounted (the command: %s)", run.isDone() ? run.join() : "running").isTrue();
+    CompletableFuture<Cli> run = startMount(img, mnt, "-o", "dirsync");
     Path copy = dir.resolve("while-mounted.img");
     try {
       Files.createDirectory(mnt.resolve("made"));
