@@ -61,7 +61,7 @@ public final class Groups {
   private final AtomicLong freeBlocks = new AtomicLong(); // sum of descriptors' free blocks
   private final AtomicLong freeInodes = new AtomicLong();
   private final AtomicLong usedDirs = new AtomicLong();
-  private final AtomicLong freesEpoch = new AtomicLong(); // counts descriptor updates that freed blocks
+  private final AtomicLong freedBlocks = new AtomicLong(); // blocks freed since open: the sum of descriptors' free-count rises
   private final long[] zoneStart; // the system zone: sorted, disjoint [start, end) runs of group metadata; immutable
   private final long[] zoneEnd;
 
@@ -233,9 +233,9 @@ public final class Groups {
     return groups[(int) g];
   }
 
-  /** A number that changes whenever some group's free block count grows (blocks were freed). */
-  public long freesEpoch() {
-    return freesEpoch.get();
+  /** How many blocks have been freed since the filesystem was opened (grows with every group's free count). */
+  public long freedBlocks() {
+    return freedBlocks.get();
   }
 
   public long freeBlocks() {
@@ -264,7 +264,7 @@ public final class Groups {
     g.spans = null; // the bitmap or the counts changed: free-run summary is stale
     freeBlocks.addAndGet(d.freeBlocks() - old.freeBlocks());
     if (d.freeBlocks() > old.freeBlocks()) {
-      freesEpoch.incrementAndGet();
+      freedBlocks.addAndGet(d.freeBlocks() - old.freeBlocks());
     }
     freeInodes.addAndGet(d.freeInodes() - old.freeInodes());
     usedDirs.addAndGet(d.usedDirs() - old.usedDirs());

@@ -51,6 +51,12 @@ class DirBlockTest {
         }
         for (byte[] n : live) {
           assertThat(DirBlock.find(b, bs, usable, n)).as(at).isEqualTo(findByParse(b, bs, usable, n));
+          // Near misses of the same length: the last byte differs, or only an earlier one does.
+          for (int i : new int[] {n.length - 1, 0}) {
+            byte[] near = n.clone();
+            near[i]++;
+            assertThat(DirBlock.find(b, bs, usable, near)).as("%s: %s", at, new String(near)).isEqualTo(findByParse(b, bs, usable, near));
+          }
         }
         assertThat(DirBlock.find(b, bs, usable, ("absent-" + op).getBytes())).as(at).isEqualTo(-1);
       }
