@@ -363,7 +363,16 @@ public final class ExtentTree {
 
   /** Per-level entries and capacities as e2fsck counts them (a non-full tree block counts one fewer). */
   private long[][] levelStats(Ctx c) throws IOException {
-    ExtentNode root = c.root();
+    return levelStats(c.root(), c::read, perBlock);
+  }
+
+  /** A tree block's node, as {@link Ctx#read} gives it. */
+  interface NodeReader {
+    ExtentNode read(long block, int expectedDepth) throws IOException;
+  }
+
+  /** {@link #levelStats(Ctx)} of the tree under {@code root}. */
+  static long[][] levelStats(ExtentNode root, NodeReader reader, int perBlock) throws IOException {
     int levels = root.depth() + 1;
     long[][] stats = new long[levels][2];
     stats[0][0] = root.count();
@@ -373,7 +382,7 @@ public final class ExtentTree {
       List<ExtentNode> next = new ArrayList<>();
       for (ExtentNode n : level) {
         for (int i = 0; i < n.count(); i++) {
-          ExtentNode child = c.read(n.values()[i], n.depth() - 1);
+          ExtentNode child = reader.read(n.values()[i], n.depth() - 1);
           next.add(child);
           stats[l][0] += child.count();
           stats[l][1] += child.count() < perBlock ? perBlock - 1 : perBlock;
@@ -386,6 +395,11 @@ public final class ExtentTree {
 
   /** Whether e2fsck would call the tree narrowable or collapsible. */
   private boolean misshapen(long[][] stats) {
+    return misshapen(stats, perBlock);
+  }
+
+  /** {@link #misshapen(long[][])} with {@code perBlock} entries to a tree block. */
+  static boolean misshapen(long[][] stats, int perBlock) {
     for (int i = 0; i < stats.length; i++) {
       if (stats[i][1] - stats[i][0] > perBlock) {
         return true;
@@ -412,7 +426,7 @@ public final class ExtentTree {
     if (all.size() <= ExtentNode.ROOT_MAX) {
       c.writeRoot(leafNode(all));
     } else {
-      List<long[]> entries = c.writeNodes(0, 0, 0, chunk(all, perBlock - 1));
+      List<long[]> entries = c.writeNodes(0, 0, 0, chunkEvenly(all, rebuildLeaves(all.size(), old.size(), perBlock)));
       int depth = 1;
       while (entries.size() > ExtentNode.ROOT_MAX) {
         entries = c.writeNodes(0, 0, depth, chunkRows(entries, perBlock - 1));
@@ -424,6 +438,71 @@ public final class ExtentTree {
       c.freeTreeBlock(b);
     }
     c.reuse.clear();
+  }
+
+  /**
+   * How many leaves a rebuild spreads {@code n} extents over: the most that keep the tree as e2fsck
+   * likes it ({@link #misshapen} of the packed shape, computed by {@link #packedStats}) within the
+   * {@code blocks} tree blocks the old tree had, so the free entries the rules allow at the leaf
+   * level are spread over the leaves for inserts to use. Packing every leaf full instead made the
+   * next two splits anywhere misshapen again: random writes into a fragmented file rebuilt the
+   * whole tree every few writes (22 % of JFR samples, 10 threads of 4 KiB direct writes into holes).
+   */
+  static int rebuildLeaves(int n, int blocks, int perBlock) {
+    int min = Math.ceilDiv(n, perBlock - 1);
+    int max = (n + perBlock) / (perBlock - 1);
+    for (int l = max; l > min; l--) {
+      long[][] stats = packedStats(n, l, perBlock);
+      if (stats != null && !misshapen(stats, perBlock) && stats[0][2] <= blocks) {
+        return l;
+      }
+    }
+    return min;
+  }
+
+  /**
+   * The per-level {entries, capacity as e2fsck counts it, tree blocks so far} of the tree a rebuild
+   * writes for {@code n} extents over {@code leaves} leaves ({@link #chunkEvenly}, then index levels
+   * of {@code perBlock - 1} rows under the root), root level first; each row's third number is the
+   * tree's total of blocks. Null when a leaf would overflow.
+   */
+  static long[][] packedStats(int n, int leaves, int perBlock) {
+    int q = n / leaves;
+    int r = n % leaves;
+    if (q == 0 || q + (r > 0 ? 1 : 0) > perBlock) {
+      return null;
+    }
+    List<long[]> up = new ArrayList<>(); // leaf level first
+    long cap = (long) r * (q + 1 < perBlock ? perBlock - 1 : perBlock) + (long) (leaves - r) * (q < perBlock ? perBlock - 1 : perBlock);
+    long blocks = leaves;
+    up.add(new long[] {n, cap, blocks});
+    long rows = leaves;
+    while (rows > ExtentNode.ROOT_MAX) {
+      long nodes = Math.ceilDiv(rows, perBlock - 1);
+      blocks += nodes;
+      up.add(new long[] {rows, nodes * (perBlock - 1), blocks}); // every index node holds fewer than perBlock
+      rows = nodes;
+    }
+    up.add(new long[] {rows, ExtentNode.ROOT_MAX, blocks});
+    java.util.Collections.reverse(up);
+    for (long[] level : up) {
+      level[2] = blocks;
+    }
+    return up.toArray(long[][]::new);
+  }
+
+  /** {@code extents} in {@code leaves} leaves whose counts differ by at most one. */
+  static List<ExtentNode> chunkEvenly(List<Extent> extents, int leaves) {
+    List<ExtentNode> out = new ArrayList<>(leaves);
+    int q = extents.size() / leaves;
+    int r = extents.size() % leaves;
+    int at = 0;
+    for (int i = 0; i < leaves; i++) {
+      int size = q + (i < r ? 1 : 0);
+      out.add(leafNode(extents.subList(at, at + size)));
+      at += size;
+    }
+    return out;
   }
 
   // ================================================================ helpers
@@ -451,11 +530,20 @@ public final class ExtentTree {
   }
 
   private static ExtentNode leafNode(List<Extent> extents) {
-    List<long[]> rows = new ArrayList<>(extents.size());
-    for (Extent e : extents) {
-      rows.add(new long[] {e.lblk(), e.pblk(), e.len(), e.unwritten() ? 1 : 0});
+    int n = extents.size();
+    long[] keys = new long[n];
+    long[] values = new long[n];
+    int[] lengths = new int[n];
+    boolean[] unwritten = new boolean[n];
+    int i = 0;
+    for (Extent e : extents) { // straight into the node's arrays: a row per extent cost more than the rest
+      keys[i] = e.lblk();
+      values[i] = e.pblk();
+      lengths[i] = e.len();
+      unwritten[i] = e.unwritten();
+      i++;
     }
-    return ExtentNode.leaf(rows);
+    return new ExtentNode(0, keys, values, lengths, unwritten);
   }
 
   private static List<ExtentNode> chunk(List<Extent> extents, int size) {
@@ -467,7 +555,7 @@ public final class ExtentTree {
   }
 
   /** Index rows chunked; depth is set by the writer. */
-  private static List<ExtentNode> chunkRows(List<long[]> rows, int size) {
+  static List<ExtentNode> chunkRows(List<long[]> rows, int size) {
     List<ExtentNode> out = new ArrayList<>();
     for (int i = 0; i < rows.size(); i += size) {
       out.add(ExtentNode.index(1, rows.subList(i, Math.min(rows.size(), i + size))));
