@@ -14,8 +14,9 @@ public enum DioLocking {
   SHARED_OVERWRITE,
   /**
    * As {@link #SHARED_OVERWRITE}, and also overwrites of unwritten (preallocated) blocks under the
-   * shared lock, converting them after the I/O; holes inside the size are allocated as unwritten
-   * extents under the exclusive lock and then written under the shared one (ext4 ≥ 6.3). The default.
+   * shared lock, converting them after the I/O (ext4 ≥ 6.3); aligned writes into holes inside the
+   * size stay shared too, allocating unwritten extents under the block-map lock before the I/O (as
+   * XFS allocates under its shared I/O lock). The default.
    */
   SHARED_WITH_UNWRITTEN
 }
