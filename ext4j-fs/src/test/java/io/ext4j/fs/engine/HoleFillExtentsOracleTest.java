@@ -67,26 +67,9 @@ class HoleFillExtentsOracleTest {
           model.set(l);
         }
       }
-      BitSet mapped = new BitSet();
-      long next = 0;
-      for (long[] e : fs.extents(ino)) {
-        assertThat(e[0]).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
-        assertThat(e[3]).as("extent at %d left unwritten (seed %d)", e[0], seed).isZero();
-        mapped.set((int) e[0], (int) (e[0] + e[2]));
-        next = e[0] + e[2];
-      }
-      assertThat(mapped).as("mapped blocks (seed %d)", seed).isEqualTo(model);
+      assertMapped(fs, ino, model, seed);
     }
-    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build());
-        OpenFile in = fs.open(ino, EnumSet.of(OpenFlag.READ))) {
-      ByteBuffer b = ByteBuffer.allocate(BLOCK);
-      for (int l = 0; l < BLOCKS + 40; l++) {
-        b.clear();
-        in.read((long) l * BLOCK, b);
-        assertThat(b.getLong(0)).as("block %d (seed %d)", l, seed).isEqualTo(model.get(l) ? 1_000_000L + l : 0);
-      }
-    }
-    Oracle.assertClean(img);
+    assertContents(img, ino, BLOCKS + 40, model, seed);
   }
 
   /**
@@ -166,16 +149,26 @@ class HoleFillExtentsOracleTest {
           f.close();
         }
       }
-      BitSet mapped = new BitSet();
-      long next = 0;
-      for (long[] e : fs.extents(ino)) {
-        assertThat(e[0]).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
-        assertThat(e[3]).as("extent at %d left unwritten (seed %d)", e[0], seed).isZero();
-        mapped.set((int) e[0], (int) (e[0] + e[2]));
-        next = e[0] + e[2];
-      }
-      assertThat(mapped).as("mapped blocks (seed %d)", seed).isEqualTo(model);
+      assertMapped(fs, ino, model, seed);
     }
+    assertContents(img, ino, blocks, model, seed);
+  }
+
+  /** The file's extents: in order, none unwritten, mapping exactly the model's blocks. */
+  private static void assertMapped(Ext4FileSystem fs, long ino, BitSet model, long seed) throws Exception {
+    BitSet mapped = new BitSet();
+    long next = 0;
+    for (long[] e : fs.extents(ino)) {
+      assertThat(e[0]).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
+      assertThat(e[3]).as("extent at %d left unwritten (seed %d)", e[0], seed).isZero();
+      mapped.set((int) e[0], (int) (e[0] + e[2]));
+      next = e[0] + e[2];
+    }
+    assertThat(mapped).as("mapped blocks (seed %d)", seed).isEqualTo(model);
+  }
+
+  /** After a reopen, each of the first {@code blocks} blocks holds its pattern if the model wrote it, else zeros; then e2fsck -fn. */
+  private static void assertContents(Path img, long ino, int blocks, BitSet model, long seed) throws Exception {
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build());
         OpenFile in = fs.open(ino, EnumSet.of(OpenFlag.READ))) {
       ByteBuffer b = ByteBuffer.allocate(BLOCK);
