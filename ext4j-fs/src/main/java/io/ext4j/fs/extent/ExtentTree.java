@@ -461,10 +461,11 @@ public final class ExtentTree {
   }
 
   /**
-   * The per-level {entries, capacity as e2fsck counts it, tree blocks so far} of the tree a rebuild
+   * The per-level {entries, capacity as e2fsck counts it, the tree's blocks} of the tree a rebuild
    * writes for {@code n} extents over {@code leaves} leaves ({@link #chunkEvenly}, then index levels
-   * of {@code perBlock - 1} rows under the root), root level first; each row's third number is the
-   * tree's total of blocks. Null when a leaf would overflow.
+   * of {@code perBlock - 1} rows under the root), root level first; the third number, the same in
+   * every row, counts all the tree's blocks (leaves and index nodes, not the root). Null when a leaf
+   * would overflow.
    */
   static long[][] packedStats(int n, int leaves, int perBlock) {
     int q = n / leaves;
