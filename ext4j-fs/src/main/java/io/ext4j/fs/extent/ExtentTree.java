@@ -453,7 +453,7 @@ public final class ExtentTree {
     int max = (n + perBlock) / (perBlock - 1);
     for (int l = max; l > min; l--) {
       long[][] stats = packedStats(n, l, perBlock);
-      if (stats != null && !misshapen(stats, perBlock) && stats[0][2] <= blocks) {
+      if (stats != null && !misshapen(stats, perBlock) && treeBlocks(stats) <= blocks) {
         return l;
       }
     }
@@ -461,10 +461,9 @@ public final class ExtentTree {
   }
 
   /**
-   * The per-level {entries, capacity as e2fsck counts it, the tree's blocks} of the tree a rebuild
-   * writes for {@code n} extents over {@code leaves} leaves ({@link #chunkEvenly}, then index levels
-   * of {@code perBlock - 1} rows under the root), root level first; the third number, the same in
-   * every row, counts all the tree's blocks (leaves and index nodes, not the root). Null when a leaf
+   * The per-level {entries, capacity as e2fsck counts it} ({@link #levelStats}'s rows) of the tree a
+   * rebuild writes for {@code n} extents over {@code leaves} leaves ({@link #chunkEvenly}, then
+   * index levels of {@code perBlock - 1} rows under the root), root level first. Null when a leaf
    * would overflow.
    */
   static long[][] packedStats(int n, int leaves, int perBlock) {
@@ -475,21 +474,29 @@ public final class ExtentTree {
     }
     List<long[]> up = new ArrayList<>(); // leaf level first
     long cap = (long) r * (q + 1 < perBlock ? perBlock - 1 : perBlock) + (long) (leaves - r) * (q < perBlock ? perBlock - 1 : perBlock);
-    long blocks = leaves;
-    up.add(new long[] {n, cap, blocks});
+    up.add(new long[] {n, cap});
     long rows = leaves;
     while (rows > ExtentNode.ROOT_MAX) {
       long nodes = Math.ceilDiv(rows, perBlock - 1);
-      blocks += nodes;
-      up.add(new long[] {rows, nodes * (perBlock - 1), blocks}); // every index node holds fewer than perBlock
+      up.add(new long[] {rows, nodes * (perBlock - 1)}); // every index node holds fewer than perBlock
       rows = nodes;
     }
-    up.add(new long[] {rows, ExtentNode.ROOT_MAX, blocks});
+    up.add(new long[] {rows, ExtentNode.ROOT_MAX});
     java.util.Collections.reverse(up);
-    for (long[] level : up) {
-      level[2] = blocks;
-    }
     return up.toArray(long[][]::new);
+  }
+
+  /**
+   * The tree blocks (leaves and index nodes, not the root) of a tree with these {@link #levelStats}:
+   * each level's nodes are the entries of the level above, so the entries of every level but the
+   * leaves.
+   */
+  static long treeBlocks(long[][] stats) {
+    long blocks = 0;
+    for (int l = 0; l < stats.length - 1; l++) {
+      blocks += stats[l][0];
+    }
+    return blocks;
   }
 
   /** {@code extents} in {@code leaves} leaves whose counts differ by at most one. */

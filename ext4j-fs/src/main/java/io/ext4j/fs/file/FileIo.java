@@ -64,6 +64,16 @@ public final class FileIo {
 
   // ================================================================ mapping
 
+  /** {@link #segments}, looked up under the map lock (shared). */
+  private List<Segment> lookUp(Inode inode, long first, long end) throws IOException {
+    inode.map.readLock().lock();
+    try {
+      return segments(inode, first, end);
+    } finally {
+      inode.map.readLock().unlock();
+    }
+  }
+
   /** The file's blocks in [first, end) as segments. Caller holds the map lock (or rw exclusive). */
   public List<Segment> segments(Inode inode, long first, long end) throws IOException {
     List<Segment> out = new ArrayList<>();
@@ -137,13 +147,7 @@ public final class FileIo {
       if (raw.hasFlag(RawInode.FL_INLINE_DATA)) {
         return data ? pos : size;
       }
-      List<Segment> segs;
-      inode.map.readLock().lock();
-      try {
-        segs = segments(inode, pos / bs, Math.ceilDiv(size, bs));
-      } finally {
-        inode.map.readLock().unlock();
-      }
+      List<Segment> segs = lookUp(inode, pos / bs, Math.ceilDiv(size, bs));
       for (Segment s : segs) {
         if ((s.state() == Segment.State.WRITTEN) == data) {
           return Math.min(size, Math.max(pos, s.lblk() * bs));
@@ -195,13 +199,7 @@ public final class FileIo {
     }
     long first = pos / bs;
     long end = (pos + n + bs - 1) / bs;
-    List<Segment> segs;
-    inode.map.readLock().lock();
-    try {
-      segs = segments(inode, first, end);
-    } finally {
-      inode.map.readLock().unlock();
-    }
+    List<Segment> segs = lookUp(inode, first, end);
     long at = pos;
     long stop = pos + n;
     for (Segment s : segs) {
@@ -648,21 +646,30 @@ public final class FileIo {
     boolean aligned = pos % bs == 0 && n % bs == 0 && !append;
     if (strategy != DioLocking.ALWAYS_EXCLUSIVE && aligned && n > 0) {
       inode.rw.readLock().lock();
-      boolean shared = true;
       try {
         RawInode raw = inode.snapshot();
         if (pos + n <= raw.sizeBytes() && raw.hasFlag(RawInode.FL_EXTENTS)
             && (raw.flags() & (RawInode.FL_IMMUTABLE | RawInode.FL_APPEND)) == 0) {
-          List<Segment> segs;
-          inode.map.readLock().lock();
-          try {
-            segs = segments(inode, pos / bs, (pos + n) / bs);
-          } finally {
-            inode.map.readLock().unlock();
-          }
+          List<Segment> segs = lookUp(inode, pos / bs, (pos + n) / bs);
           boolean allWritten = segs.stream().allMatch(s -> s.state() == Segment.State.WRITTEN);
-          boolean noHoles = segs.stream().allMatch(Segment::mapped);
-          if (allWritten || (noHoles && strategy == DioLocking.SHARED_WITH_UNWRITTEN)) {
+          if (allWritten || strategy == DioLocking.SHARED_WITH_UNWRITTEN) {
+            if (!segs.stream().allMatch(Segment::mapped)) {
+              // Holes inside the size, which only an exclusive holder changes: allocated as
+              // unwritten extents under the map lock, still under the shared lock, so writers into
+              // other holes go on meanwhile; two writers of one hole find it mapped by whichever
+              // allocated first (allocateUnwritten looks again under the map lock), and the extent
+              // is converted once. A crash before the conversion leaves unwritten extents, which
+              // read as zeros: no stale data shows. Taking the exclusive lock here instead waited
+              // for every direct write in flight: 0.41 of always-exclusive's rate for 4 KiB writes
+              // into holes.
+              allocateUnwritten(inode, pos / bs, (pos + n) / bs);
+              segs = lookUp(inode, pos / bs, (pos + n) / bs);
+              for (Segment s : segs) {
+                if (!s.mapped()) {
+                  throw new IllegalStateException("hole at block " + s.lblk() + " of " + inode + " after allocating it");
+                }
+              }
+            }
             ByteBuffer data = src.slice(src.position(), n);
             for (Segment s : segs) {
               writeSegmentData(s, pos, data, false);
@@ -674,14 +681,9 @@ public final class FileIo {
             src.position(src.position() + n);
             return n;
           }
-          if (strategy == DioLocking.SHARED_WITH_UNWRITTEN) {
-            return fillHolesThenWrite(inode, pos, src); // still shared
-          }
         }
       } finally {
-        if (shared) {
-          inode.rw.readLock().unlock();
-        }
+        inode.rw.readLock().unlock();
       }
     }
     inode.rw.writeLock().lock();
@@ -690,39 +692,6 @@ public final class FileIo {
     } finally {
       inode.rw.writeLock().unlock();
     }
-  }
-
-  /**
-   * Under the shared lock (the caller's, held throughout; {@code [pos, pos + n)} lies inside the
-   * size, which only an exclusive holder changes): allocates unwritten extents for the holes of the
-   * range under the map lock, writes the data, and converts the extents to written. A crash between
-   * the two leaves unwritten extents, which read as zeros: no stale data shows. Writers into other
-   * holes of the file go on meanwhile; two into the same hole find it mapped by whichever allocated
-   * first ({@link #allocateUnwritten} looks again under the map lock), and the extent is converted
-   * once. Taking the exclusive lock here instead waited for every direct write in flight to finish
-   * first: 0.41 of always-exclusive's rate for 4 KiB writes into holes.
-   */
-  private long fillHolesThenWrite(Inode inode, long pos, ByteBuffer src) throws IOException {
-    int n = src.remaining();
-    allocateUnwritten(inode, pos / bs, (pos + n) / bs);
-    List<Segment> segs;
-    inode.map.readLock().lock();
-    try {
-      segs = segments(inode, pos / bs, (pos + n) / bs);
-    } finally {
-      inode.map.readLock().unlock();
-    }
-    ByteBuffer data = src.slice(src.position(), n);
-    for (Segment s : segs) {
-      if (!s.mapped()) {
-        throw new IllegalStateException("hole at block " + s.lblk() + " of " + inode + " after allocating it");
-      }
-      writeSegmentData(s, pos, data, false);
-    }
-    convertWritten(inode, segs);
-    touch(inode, true, false);
-    src.position(src.position() + n);
-    return n;
   }
 
   /** Turns the unwritten segments among {@code segs} written, in Txs of their own (under map exclusive). */
@@ -1131,13 +1100,7 @@ public final class FileIo {
     long l = first;
     while (l < end) {
       long stop = Math.min(end, l + CHUNK_BLOCKS);
-      List<Segment> segs;
-      inode.map.readLock().lock();
-      try {
-        segs = segments(inode, l, stop);
-      } finally {
-        inode.map.readLock().unlock();
-      }
+      List<Segment> segs = lookUp(inode, l, stop);
       long resume = stop; // where the next Tx starts: earlier when this one ran out of credits
       try (Tx tx = fs.meta.begin(creditsFor(inode, segs.size()), 0)) {
         long allocated = 0;

@@ -38,12 +38,11 @@ class HoleFillExtentsOracleTest {
   @Test
   void randomFillsOfHoles_mapWhatTheModelSays_andE2fsckFindsItClean() throws Exception {
     long seed = Seeds.seed();
-    Path img = tmp.resolve("holes.img");
-    Oracle.mkfs(img, 128L << 20, BLOCK);
+    Path img = newImage("holes.img");
     long ino;
     BitSet model = new BitSet();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
-      ino = fs.create(Ext4FileSystem.ROOT, "f".getBytes(StandardCharsets.UTF_8), 0644, Caller.ROOT).ino();
+      ino = newFile(fs);
       ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK);
       try (OpenFile f = fs.open(ino, EnumSet.of(OpenFlag.WRITE))) {
         for (int l = 0; l < BLOCKS; l += 2) {
@@ -75,20 +74,20 @@ class HoleFillExtentsOracleTest {
   /**
    * Eight threads fill the holes of one sparse file through direct I/O at once (the default
    * strategy allocates under the shared inode lock), a quarter of the blocks written by all eight
-   * in the same order so that they race for them, each writing the block's own pattern: every block is mapped once, written, and holds
-   * its pattern; e2fsck -fn (bitmaps, i_blocks, blocks claimed twice) finds the image clean.
+   * in the same order so that they race for them, each writing the block's own pattern: every
+   * block is mapped once, written, and holds its pattern; e2fsck -fn (bitmaps, i_blocks, blocks
+   * claimed twice) finds the image clean.
    */
   @Test
   void concurrentDirectFillsOfHoles_mapEachBlockOnce_andE2fsckFindsItClean() throws Exception {
     long seed = Seeds.seed();
     int threads = 8;
     int blocks = 6000;
-    Path img = tmp.resolve("concurrent.img");
-    Oracle.mkfs(img, 128L << 20, BLOCK);
+    Path img = newImage("concurrent.img");
     long ino;
     BitSet model = new BitSet();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
-      ino = fs.create(Ext4FileSystem.ROOT, "f".getBytes(StandardCharsets.UTF_8), 0644, Caller.ROOT).ino();
+      ino = newFile(fs);
       try (OpenFile f = fs.open(ino, EnumSet.of(OpenFlag.WRITE))) {
         f.truncate((long) blocks * BLOCK);
       }
@@ -152,6 +151,18 @@ class HoleFillExtentsOracleTest {
       assertMapped(fs, ino, model, seed);
     }
     assertContents(img, ino, blocks, model, seed);
+  }
+
+  /** A fresh 128 MiB image of 4 KiB blocks (mkfs.ext4) in the test's directory. */
+  private Path newImage(String name) throws Exception {
+    Path img = tmp.resolve(name);
+    Oracle.mkfs(img, 128L << 20, BLOCK);
+    return img;
+  }
+
+  /** Creates the test's file, /f, and returns its inode number. */
+  private static long newFile(Ext4FileSystem fs) throws Exception {
+    return fs.create(Ext4FileSystem.ROOT, "f".getBytes(StandardCharsets.UTF_8), 0644, Caller.ROOT).ino();
   }
 
   /** The file's extents: in order, none unwritten, mapping exactly the model's blocks. */

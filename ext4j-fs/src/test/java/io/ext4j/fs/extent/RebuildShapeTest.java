@@ -40,15 +40,16 @@ class RebuildShapeTest {
       assertThat(stats).as(at).isNotNull();
       if (leaves > min) {
         assertThat(ExtentTree.misshapen(stats, perBlock)).as(at).isFalse();
-        assertThat(stats[0][2]).as(at).isLessThanOrEqualTo(blocks);
+        assertThat(ExtentTree.treeBlocks(stats)).as(at).isLessThanOrEqualTo(blocks);
       }
       if (min <= 4 * perBlock) { // build the tree in memory and count it as the tree does after a change
-        long[][] built = builtStats(n, leaves, perBlock);
-        assertThat(built.length).as(at).isEqualTo(stats.length);
-        for (int l = 0; l < built.length; l++) {
-          assertThat(new long[] {stats[l][0], stats[l][1]}).as("%s, level %d", at, l).containsExactly(built[l]);
+        Built built = build(n, leaves, perBlock);
+        assertThat(built.stats().length).as(at).isEqualTo(stats.length);
+        for (int l = 0; l < stats.length; l++) {
+          assertThat(stats[l]).as("%s, level %d", at, l).containsExactly(built.stats()[l]);
         }
-        assertThat(ExtentTree.misshapen(built, perBlock)).as(at).isEqualTo(ExtentTree.misshapen(stats, perBlock));
+        assertThat(ExtentTree.treeBlocks(stats)).as(at).isEqualTo(built.blocks());
+        assertThat(ExtentTree.misshapen(built.stats(), perBlock)).as(at).isEqualTo(ExtentTree.misshapen(stats, perBlock));
       }
     }
   }
@@ -68,8 +69,11 @@ class RebuildShapeTest {
     return out;
   }
 
-  /** Builds the rebuild's tree (blocks numbered from 1) and returns {@link ExtentTree#levelStats} of it. */
-  private static long[][] builtStats(int n, int leafCount, int perBlock) throws Exception {
+  /** The rebuild's tree, built in memory: {@link ExtentTree#levelStats} of it and its tree blocks. */
+  private record Built(long[][] stats, long blocks) {}
+
+  /** Builds the rebuild's tree of {@code n} extents over {@code leafCount} leaves (blocks numbered from 1). */
+  private static Built build(int n, int leafCount, int perBlock) throws Exception {
     Map<Long, ExtentNode> blocks = new HashMap<>();
     List<long[]> rows = new ArrayList<>();
     for (ExtentNode leaf : ExtentTree.chunkEvenly(extents(n), leafCount)) {
@@ -89,10 +93,11 @@ class RebuildShapeTest {
       depth++;
     }
     ExtentNode root = ExtentNode.index(depth, rows);
-    return ExtentTree.levelStats(root, (block, expectedDepth) -> {
+    long[][] stats = ExtentTree.levelStats(root, (block, expectedDepth) -> {
       ExtentNode node = blocks.get(block);
       assertThat(node.depth()).isEqualTo(expectedDepth);
       return node;
     }, perBlock);
+    return new Built(stats, blocks.size());
   }
 }
