@@ -27,6 +27,11 @@ final class CommittedCheckScenario implements Scenario {
 
   private final DioScenario.Buffers buffers = new DioScenario.Buffers();
 
+  /** Whether ext4j asks the committed check in {@code op}: the O_DSYNC overwrites do, the direct reads do not. */
+  static boolean asksCheck(String op) {
+    return !op.endsWith("read");
+  }
+
   @Override
   public String name() {
     return NAME;
@@ -57,7 +62,7 @@ final class CommittedCheckScenario implements Scenario {
         case "randoverwrite" -> "randwrite";
         default -> op;
       };
-      boolean dsync = !op.endsWith("read");
+      boolean dsync = asksCheck(op);
       for (Target t : serving) {
         Path dir = t.dir().resolve(NAME);
         String setting = Scenario.setting(t, KNOB, dflt);
