@@ -270,17 +270,20 @@ public final class DirBlock {
    * its inode becomes 0 (the kernel's way; blocks never shrink).
    */
   public static void remove(byte[] b, int bs, int usable, int off) throws Malformed {
-    Entry prev = null;
-    for (Entry e : parse(b, bs, usable)) {
-      if (e.offset() == off) {
-        if (prev == null) {
+    int prev = -1;
+    int at = 0;
+    while (at < usable) { // every entry up to off checked as parse checks, nothing allocated
+      int rec = checkEntry(b, bs, usable, at);
+      if (at == off) {
+        if (prev < 0) {
           le(b).putInt(off, 0);
         } else {
-          putRecLen(b, prev.offset(), prev.recLen() + e.recLen(), bs);
+          putRecLen(b, prev, getRecLen(b, prev, bs) + rec, bs);
         }
         return;
       }
-      prev = e;
+      prev = at;
+      at += rec;
     }
     throw new Malformed("no directory entry at offset " + off);
   }

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The allocation-free paths of {@link DirBlock} — {@code find}, {@code insert}, {@code hasRoom} —
+ * The allocation-free paths of {@link DirBlock} — {@code find}, {@code insert}, {@code hasRoom}, {@code remove} —
  * against what {@link DirBlock#parse} says of the same block, on blocks grown and thinned by random
  * inserts and removes (1 KiB and 4 KiB, with and without a checksum tail).
  */
@@ -33,7 +33,10 @@ class DirBlockTest {
         String at = "seed " + seed + " round " + round + " op " + op;
         if (!live.isEmpty() && r.nextInt(3) == 0) {
           byte[] gone = live.remove(r.nextInt(live.size()));
-          DirBlock.remove(b, bs, usable, DirBlock.find(b, bs, usable, gone));
+          int off = DirBlock.find(b, bs, usable, gone);
+          byte[] expected = removeByParse(b.clone(), bs, usable, off);
+          DirBlock.remove(b, bs, usable, off);
+          assertThat(b).as("%s: remove changes what a removal by parse's entries changes", at).isEqualTo(expected);
           assertThat(DirBlock.find(b, bs, usable, gone)).as(at).isEqualTo(-1);
           continue;
         }
@@ -72,6 +75,30 @@ class DirBlockTest {
     assertThatThrownBy(() -> DirBlock.find(b, 1024, 1024, "x".getBytes())).isInstanceOf(DirBlock.Malformed.class)
         .hasMessageContaining("rec_len 4");
     assertThatThrownBy(() -> DirBlock.hasRoom(b, 1024, 1024, 1)).isInstanceOf(DirBlock.Malformed.class);
+  }
+
+  /** Removal spelled out over parse's entries: the record joins the one before it, or the first entry's inode becomes 0. */
+  private static byte[] removeByParse(byte[] b, int bs, int usable, int off) throws DirBlock.Malformed {
+    List<DirBlock.Entry> entries = DirBlock.parse(b, bs, usable);
+    for (int i = 0; i < entries.size(); i++) {
+      if (entries.get(i).offset() == off) {
+        if (i == 0) {
+          Arrays.fill(b, off, off + 4, (byte) 0);
+        } else {
+          DirBlock.putRecLen(b, entries.get(i - 1).offset(), entries.get(i - 1).recLen() + entries.get(i).recLen(), bs);
+        }
+        return b;
+      }
+    }
+    throw new AssertionError("no entry at " + off);
+  }
+
+  @Test
+  void remove_refusesAnOffsetNoEntryStartsAt() {
+    byte[] b = new byte[1024];
+    DirBlock.initDots(b, 1024, 2, 2, true, null);
+    assertThatThrownBy(() -> DirBlock.remove(b, 1024, 1024, 16)).isInstanceOf(DirBlock.Malformed.class)
+        .hasMessageContaining("no directory entry at offset 16");
   }
 
   static byte[] name(SplittableRandom r, int op) {
