@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.BlockOutOfRangeException;
-import io.ext4j.block.ReadOnlyDeviceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -15,14 +14,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * The {@link BlockDevice} SPI's obligations as tests. Extend it once per implementation and provide
- * {@link #create(int, long)}; override {@link #reopenReadOnly(BlockDevice)} if the implementation has
- * a read-only mode, and {@link #blockSize()} if it needs a particular block size. Devices made through
- * {@link #device()} are closed after each test.
+ * {@link #create(int, long)} (an implementation with a read-only mode extends {@link
+ * ReadOnlyBlockDeviceContract} instead); override {@link #blockSize()} if it needs a particular block
+ * size. Devices made through {@link #device()} are closed after each test.
  */
 public abstract class BlockDeviceContract {
   /** Blocks in each test device. */
@@ -32,15 +30,6 @@ public abstract class BlockDeviceContract {
 
   /** A new writable device of {@code blockCount} blocks of {@code blockSize}, all zeros. */
   protected abstract BlockDevice create(int blockSize, long blockCount) throws IOException;
-
-  /**
-   * The same storage as {@code device}, read-only, after closing {@code device} if need be. The
-   * default skips the read-only tests.
-   */
-  protected BlockDevice reopenReadOnly(BlockDevice device) throws IOException {
-    Assumptions.abort(getClass().getSimpleName() + " has no read-only mode");
-    throw new AssertionError("unreachable");
-  }
 
   /** The block size the tests use (default 1024). */
   protected int blockSize() {
@@ -260,20 +249,6 @@ public abstract class BlockDeviceContract {
     ByteBuffer back = d.allocateAligned(2 * blockSize());
     d.read(7, back);
     assertThat(bytes(back.flip())).isEqualTo(bytes(pattern(2, 95)));
-  }
-
-  @Test
-  void readOnly_refusesWritesAndFlushes_andKeepsContents() throws IOException {
-    BlockDevice w = device();
-    w.write(3, pattern(1, 41));
-    BlockDevice r = track(reopenReadOnly(w));
-    assertThat(r.isReadOnly()).isTrue();
-    assertThatThrownBy(() -> r.write(3, pattern(1, 42))).isInstanceOf(ReadOnlyDeviceException.class);
-    assertThatThrownBy(() -> r.write(3, pattern(1, 42), pattern(1, 43))).isInstanceOf(ReadOnlyDeviceException.class);
-    assertThatThrownBy(() -> r.write(new long[] {3}, new ByteBuffer[] {pattern(1, 42)})).isInstanceOf(ReadOnlyDeviceException.class);
-    assertThatThrownBy(() -> r.zeroOut(3, 1)).isInstanceOf(ReadOnlyDeviceException.class);
-    assertThatThrownBy(r::flush).isInstanceOf(ReadOnlyDeviceException.class);
-    assertThat(readBlock(r, 3)).isEqualTo(bytes(pattern(1, 41)));
   }
 
   @Test

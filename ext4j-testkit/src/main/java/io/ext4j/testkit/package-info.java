@@ -11,7 +11,8 @@
  *   <li>Faults: {@link io.ext4j.testkit.FaultyBlockDevice} fails chosen operations with
  *       {@link io.ext4j.testkit.InjectedFaultException}.
  *   <li>Contracts: {@link io.ext4j.testkit.BlockDeviceContract}, the SPI's obligations as an abstract
- *       JUnit class, one subclass per implementation.
+ *       JUnit class, one subclass per implementation ({@link io.ext4j.testkit.ReadOnlyBlockDeviceContract}
+ *       for one with a read-only mode, adding what a read-only device owes).
  *   <li>Determinism: {@link io.ext4j.testkit.Seeds} (printed, replayable seeds) and
  *       {@link io.ext4j.testkit.ManualClock}.
  *   <li>Kernel fixtures: {@link io.ext4j.testkit.KernelFixtures} (power-cut images whose journal

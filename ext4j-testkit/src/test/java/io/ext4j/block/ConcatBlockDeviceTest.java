@@ -2,7 +2,7 @@ package io.ext4j.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ext4j.testkit.BlockDeviceContract;
+import io.ext4j.testkit.ReadOnlyBlockDeviceContract;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Tag;
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** The contract over a split device (read-only through read-only parts), and transfers that cross the split land on both devices. */
 @Tag("fast")
-class ConcatBlockDeviceTest extends BlockDeviceContract {
+class ConcatBlockDeviceTest extends ReadOnlyBlockDeviceContract {
   private MemoryBlockDevice first; // the parts of the device create() made last
   private MemoryBlockDevice second;
 

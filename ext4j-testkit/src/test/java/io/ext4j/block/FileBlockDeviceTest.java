@@ -3,7 +3,7 @@ package io.ext4j.block;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.ext4j.testkit.BlockDeviceContract;
+import io.ext4j.testkit.ReadOnlyBlockDeviceContract;
 import io.ext4j.testkit.E2fsprogs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * {@code target/} (a real disk filesystem, unlike a tmpfs {@code /tmp}, so direct I/O works there).
  */
 @Tag("fast")
-class FileBlockDeviceTest extends BlockDeviceContract {
+class FileBlockDeviceTest extends ReadOnlyBlockDeviceContract {
   private Path dir;
   private final Map<BlockDevice, Path> paths = new HashMap<>();
 

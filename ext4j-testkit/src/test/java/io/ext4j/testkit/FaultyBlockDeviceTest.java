@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** A healthy FaultyBlockDevice meets the contract; then each fault. */
 @Tag("fast")
-class FaultyBlockDeviceTest extends BlockDeviceContract {
+class FaultyBlockDeviceTest extends ReadOnlyBlockDeviceContract {
   @Override
   protected BlockDevice create(int blockSize, long blockCount) {
     return new FaultyBlockDevice(new MemoryBlockDevice("mem", blockSize, blockCount));
