@@ -57,21 +57,23 @@ public final class Ext4Recovery {
    * @throws Ext4Exception when a fast commit cannot be applied
    */
   public static Result recover(BlockDevice device, JournalMap map, JournalSuperblock jsb) throws IOException {
-    FastCommitArea.Scan fc = NONE;
+    FastCommitArea.Scan[] fc = {NONE}; // set by the recovering thread before the log's replay
+    int inodeSize = 0;
     if (jsb.needsRecovery() && jsb.has(JournalFeature.FAST_COMMIT)) {
       Ext4Superblock sb = Ext4JournalLocator.readSuperblock(device);
-      if (sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT)) {
-        try {
-          RecoveryResult dry = JournalRecovery.scan(device, map, jsb);
-          fc = scanArea(device, map, jsb, dry.endTid(), sb.inodeSize());
-        } catch (JournalFailedCommitException e) {
-          fc = NONE; // the recovery below throws it again, after replaying what comes before
-        }
-      }
+      inodeSize = sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT) ? sb.inodeSize() : 0;
     }
-    RecoveryResult r = JournalRecovery.recover(device, map, jsb);
-    FastCommitReplay.Stats s = FastCommitReplay.run(device, fc);
-    return new Result(r, fc, s);
+    int withArea = inodeSize;
+    // The area is read once the log's scan knows the tid its fast commits must carry, before the
+    // replay writes anything; after a failed commit it is not read (recovery throws, the fast
+    // commits do not apply).
+    RecoveryResult r = JournalRecovery.recover(device, map, jsb, endTid -> {
+      if (withArea > 0) {
+        fc[0] = scanArea(device, map, jsb, endTid, withArea);
+      }
+    });
+    FastCommitReplay.Stats s = FastCommitReplay.run(device, fc[0]);
+    return new Result(r, fc[0], s);
   }
 
   /**

@@ -37,6 +37,24 @@ public final class JournalRecovery {
     return Recovery.run(device, map, sb);
   }
 
+  /** Told where the log's scan found its end, before the replay writes anything. */
+  @FunctionalInterface
+  public interface Scanned {
+    /** {@code endTid}: the first tid the scan did not accept (the tid a fast commit after the log carries). */
+    void scanned(int endTid) throws IOException;
+  }
+
+  /**
+   * {@link #recover(BlockDevice, JournalMap, JournalSuperblock)}, telling {@code scanned} the tid
+   * after the log's last transaction once the log has been scanned and before anything is written
+   * (not when the scan found a failed commit); an exception from it ends the recovery with nothing
+   * written. One scan of the log serves both.
+   */
+  public static RecoveryResult recover(BlockDevice device, JournalMap map, JournalSuperblock sb, Scanned scanned)
+      throws IOException {
+    return Recovery.run(device, map, sb, b -> {}, scanned);
+  }
+
   /** What {@link #recover} would replay, without writing; see {@link Recovery#scan}. */
   public static RecoveryResult scan(BlockDevice device, JournalMap map, JournalSuperblock sb) throws IOException {
     return Recovery.scan(device, map, sb);

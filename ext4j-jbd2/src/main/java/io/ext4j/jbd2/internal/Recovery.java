@@ -129,12 +129,24 @@ public final class Recovery {
    */
   public static RecoveryResult run(BlockDevice device, JournalMap map, JournalSuperblock sb, LongConsumer homeWritten)
       throws IOException {
+    return run(device, map, sb, homeWritten, endTid -> {});
+  }
+
+  /**
+   * {@link #run(BlockDevice, JournalMap, JournalSuperblock, LongConsumer)}, telling {@code scanned}
+   * where the log ends once SCAN has read it and before anything is written — unless SCAN found a
+   * failed sync commit (then recovery replays what comes before it and throws, as without the
+   * listener). An exception from {@code scanned} ends the recovery with nothing written. One scan
+   * of the log serves both.
+   */
+  public static RecoveryResult run(BlockDevice device, JournalMap map, JournalSuperblock sb, LongConsumer homeWritten,
+      io.ext4j.jbd2.JournalRecovery.Scanned scanned) throws IOException {
     if (!sb.needsRecovery()) {
       return new RecoveryResult(true, sb.sequence(), sb.sequence(), sb.head(), 0, 0, List.of());
     }
     Recovery r = new Recovery(device, map, sb);
     r.homeWritten = homeWritten;
-    return r.recover();
+    return r.recover(scanned);
   }
 
   /**
@@ -321,8 +333,11 @@ public final class Recovery {
 
   // ---- REVOKE and REPLAY ---------------------------------------------------------------------------
 
-  private RecoveryResult recover() throws IOException {
+  private RecoveryResult recover(io.ext4j.jbd2.JournalRecovery.Scanned scanned) throws IOException {
     Scan scan = scanPass();
+    if (scan.failedCommit == null) {
+      scanned.scanned(scan.endTid);
+    }
     Map<Long, Integer> revoked = revokePass(scan);
     RecoveryResult result = replayPass(scan, revoked);
     dev.flush();

@@ -11,6 +11,8 @@ import io.ext4j.jbd2.RecoveryResult;
 import io.ext4j.jbd2.format.JournalFeature;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
@@ -81,6 +83,41 @@ class RecoveryTest {
     assertThat(r.clean()).isTrue();
     assertThat(r.nextTid()).isEqualTo(6);
     assertThat(log.home(10)).isEqualTo(new byte[1024]);
+  }
+
+  @Test
+  void theScanListener_isToldTheEndTidBeforeAnythingIsWritten_andAFailureThereWritesNothing() throws Exception {
+    TestLog log = new TestLog(1024, V3_64, 1, 7);
+    log.tx(7).log(10, log.content(1)).commit(100);
+    log.tx(8).log(11, log.content(2)).commit(101);
+    List<Integer> told = new ArrayList<>();
+    RecoveryResult r = Recovery.run(log.device, log.map, log.superblock(), b -> {}, endTid -> {
+      assertThat(log.home(10)).as("nothing replayed yet when the listener runs").isEqualTo(new byte[1024]);
+      told.add(endTid);
+    });
+    assertThat(told).containsExactly(9);
+    assertThat(r.endTid()).isEqualTo(9);
+    assertThat(log.home(11)).isEqualTo(log.content(2));
+
+    TestLog again = new TestLog(1024, V3_64, 1, 7);
+    again.tx(7).log(10, again.content(1)).commit(100);
+    assertThatThrownBy(() -> Recovery.run(again.device, again.map, again.superblock(), b -> {}, endTid -> {
+      throw new java.io.IOException("the fast-commit area is corrupt");
+    })).hasMessage("the fast-commit area is corrupt");
+    assertThat(again.home(10)).as("a failing listener ends the recovery before the replay").isEqualTo(new byte[1024]);
+  }
+
+  @Test
+  void theScanListener_isNotToldAfterAFailedCommit_andTheEarlierTransactionsAreStillReplayed() throws Exception {
+    TestLog log = new TestLog(1024, V3_64, 1, 1);
+    log.tx(1).log(10, log.content(1)).commit(10);
+    TestLog.Tx bad = log.tx(2).log(11, log.content(2)).commit(11);
+    corruptHeader(log, bad.commitBlock);
+    List<Integer> told = new ArrayList<>();
+    assertThatThrownBy(() -> Recovery.run(log.device, log.map, log.superblock(), b -> {}, told::add))
+        .isInstanceOf(JournalCorruptException.class);
+    assertThat(told).isEmpty();
+    assertThat(log.home(10)).isEqualTo(log.content(1));
   }
 
   @Test
