@@ -58,18 +58,15 @@ public final class Ext4Recovery {
    */
   public static Result recover(BlockDevice device, JournalMap map, JournalSuperblock jsb) throws IOException {
     FastCommitArea.Scan[] fc = {NONE}; // set by the recovering thread before the log's replay
-    int inodeSize = 0;
-    if (jsb.needsRecovery() && jsb.has(JournalFeature.FAST_COMMIT)) {
-      Ext4Superblock sb = Ext4JournalLocator.readSuperblock(device);
-      inodeSize = sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT) ? sb.inodeSize() : 0;
-    }
-    int withArea = inodeSize;
+    Ext4Superblock sb = jsb.needsRecovery() && jsb.has(JournalFeature.FAST_COMMIT)
+        ? Ext4JournalLocator.readSuperblock(device) : null;
+    boolean withArea = sb != null && sb.hasCompat(Ext4Superblock.COMPAT_FAST_COMMIT);
     // The area is read once the log's scan knows the tid its fast commits must carry, before the
     // replay writes anything; after a failed commit it is not read (recovery throws, the fast
     // commits do not apply).
     RecoveryResult r = JournalRecovery.recover(device, map, jsb, endTid -> {
-      if (withArea > 0) {
-        fc[0] = scanArea(device, map, jsb, endTid, withArea);
+      if (withArea) {
+        fc[0] = scanArea(device, map, jsb, endTid, sb.inodeSize());
       }
     });
     FastCommitReplay.Stats s = FastCommitReplay.run(device, fc[0]);
