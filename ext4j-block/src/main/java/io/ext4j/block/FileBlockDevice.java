@@ -321,6 +321,10 @@ public final class FileBlockDevice implements BlockDevice {
       writeDirectThroughBounce(block, srcs);
       return;
     }
+    if (srcs.length == 1) {
+      writeFully(block, srcs[0]); // one buffer: a pwrite, without the seek and the lock a gathering write needs
+      return;
+    }
     gather(block, srcs, total);
   }
 

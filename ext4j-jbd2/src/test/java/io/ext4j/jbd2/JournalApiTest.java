@@ -523,6 +523,59 @@ class JournalApiTest {
     assertThat(read(dev, A)).isEqualTo(reused);
   }
 
+  /**
+   * completeTransaction and forceCommit record their request without waking the commit thread, since
+   * the caller commits itself unless a commit is under way; when one is (here a leader held in its
+   * ordered-data submit), the request must still be taken up once that commit ends. No commit
+   * interval can do it instead: it is an hour.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+  void aCommitAskedForDuringALeadersCommit_isTakenUpAfterIt(boolean force) throws Exception {
+    try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
+      CountDownLatch committing = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Handle h1 = j.start(1);
+      try (JournalBuffer a = j.buffer(A)) {
+        h1.getWriteAccess(a);
+        a.data().put(image(1, 1, A, false));
+        h1.dirtyMetadata(a);
+      }
+      int first = h1.tid();
+      h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1);
+      h1.stop();
+      CompletableFuture<Void> leader = JournalFixtures.asyncRun(() -> j.completeTransaction(first));
+      assertThat(committing.await(10, TimeUnit.SECONDS)).as("the leader began committing").isTrue();
+      int second = JournalFixtures.writeBlock(j, B, image(1, 2, B, false), false);
+      assertThat(second).isNotEqualTo(first);
+      CompletableFuture<Void> asked = new CompletableFuture<>();
+      Thread asker = new Thread(() -> {
+        try {
+          if (force) {
+            j.forceCommit();
+          } else {
+            j.completeTransaction(second);
+          }
+          asked.complete(null);
+        } catch (Throwable t) {
+          asked.completeExceptionally(t);
+        }
+      }, "asker");
+      asker.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (asker.getState() != Thread.State.WAITING && !asked.isDone() && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(asker.getState()).as("the asker waits for the leader's commit (it could not commit itself)")
+          .isEqualTo(Thread.State.WAITING);
+      assertThat(j.isCommitted(second)).isFalse();
+      release.countDown();
+      leader.get(10, TimeUnit.SECONDS);
+      asked.get(10, TimeUnit.SECONDS);
+      assertThat(j.isCommitted(second)).as("the transaction asked for while the leader committed").isTrue();
+    }
+  }
+
   @Test
   void revokeThenReuse_inTheSameTransaction_whileTheBlocksOlderTransactionCommits_keepsTheNewContent() throws Exception {
     MemoryBlockDevice dev = JournalFixtures.device("api");

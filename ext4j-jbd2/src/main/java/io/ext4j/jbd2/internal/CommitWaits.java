@@ -313,12 +313,18 @@ final class CommitWaits {
     }
   }
 
-  /** ext4's fsync path: commit {@code tid} if running and wait; wait if committing; else return. */
+  /**
+   * ext4's fsync path: commit {@code tid} if running and wait; wait if committing; else return. The
+   * request does not wake the commit thread: this thread commits next unless a commit is under way,
+   * and every committer looks for requests after its commit ({@link #commitNowOrWait}), so a wake
+   * here would only send the commit thread to queue on the commit mutex behind us (for a lone
+   * writer, a futex wake and a lock hand-off per fsync).
+   */
   void completeTransaction(int tid) throws JournalException {
     e.stateLock.lock();
     try {
       if (e.runningLocked() != null && e.runningLocked().tid == tid) {
-        e.requestCommitLocked(tid);
+        e.requestCommitLocked(tid, false);
       } else if (e.committingLocked() == null || e.committingLocked().tid != tid) {
         e.checkNotAborted();
         return;
@@ -329,7 +335,10 @@ final class CommitWaits {
     commitNowOrWait(tid);
   }
 
-  /** Commits the running transaction (if any) and waits for it and any committing one. */
+  /**
+   * Commits the running transaction (if any) and waits for it and any committing one; the request
+   * does not wake the commit thread, as in {@link #completeTransaction}.
+   */
   void forceCommit() throws JournalException {
     int target;
     e.stateLock.lock();
@@ -337,7 +346,7 @@ final class CommitWaits {
       e.checkNotAborted();
       if (e.runningLocked() != null && e.runningLocked().handleCount > 0) {
         target = e.runningLocked().tid;
-        e.requestCommitLocked(target);
+        e.requestCommitLocked(target, false);
       } else if (e.committingLocked() != null) {
         target = e.committingLocked().tid;
       } else {

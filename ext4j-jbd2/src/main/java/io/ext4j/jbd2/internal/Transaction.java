@@ -107,9 +107,19 @@ final class Transaction {
     return out;
   }
 
+  private static final long[] NO_BLOCKS = {};
+
   long[] revokedBlocks() {
     synchronized (revoked) {
-      return revoked.stream().mapToLong(Long::longValue).toArray();
+      if (revoked.isEmpty()) {
+        return NO_BLOCKS; // most commits: no stream, no array
+      }
+      long[] out = new long[revoked.size()];
+      int i = 0;
+      for (long b : revoked) {
+        out[i++] = b;
+      }
+      return out;
     }
   }
 
