@@ -31,7 +31,7 @@ import picocli.CommandLine.Parameters;
         + "ext4 (a loop mount of an identical image, and the host directory), on fuse2fs, and fio's device bound, "
         + "side by side in one run, rows interleaved in slices. Targets that need root or a missing tool are "
         + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, populate.",
-        "Defaults (under three minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.4 s per "
+        "Defaults (about two minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.2 s per "
             + "cell in two slices after 0.05 s of warmup each, 128 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
             + "./bench-report. The full run (about 50 minutes as root): --threads 1,2,4,8,16,32,64 --block-sizes "
             + "4k,16k,64k,512k,1m --seconds 4 --slices 2 --warmup 0.5."},
@@ -48,7 +48,7 @@ public final class BenchCommand implements Callable<Integer> {
       description = "Block sizes of the dio scenario, multiples of 4k (default: ${DEFAULT-VALUE}).")
   List<String> blockSizes;
 
-  @Option(names = "--seconds", paramLabel = "S", defaultValue = "0.4",
+  @Option(names = "--seconds", paramLabel = "S", defaultValue = "0.2",
       description = "Measured seconds per cell, split over the slices (default: ${DEFAULT-VALUE}).")
   double seconds;
 

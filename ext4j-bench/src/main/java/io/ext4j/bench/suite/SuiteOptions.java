@@ -61,11 +61,11 @@ public record SuiteOptions(List<String> scenarios, List<Integer> threads, List<I
 
   /**
    * The Quick start's run: every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4 KiB and
-   * 1 MiB, 0.4 s per cell in 2 slices after 50 ms of warmup each, 128 MiB images ({@link
-   * #imageSizeFor}; the same 16 MiB journal mke2fs gives 256 MiB); under three minutes as root.
+   * 1 MiB, 0.2 s per cell in 2 slices after 50 ms of warmup each, 128 MiB images ({@link
+   * #imageSizeFor}; the same 16 MiB journal mke2fs gives 256 MiB); about two minutes as root.
    */
   public static SuiteOptions defaults() {
-    Duration window = Duration.ofMillis(200);
+    Duration window = Duration.ofMillis(100);
     Duration warmup = Duration.ofMillis(50);
     return new SuiteOptions(SCENARIOS, List.of(1, 2, 16), List.of(4 << 10, 1 << 20), window.multipliedBy(2), 2, warmup,
         imageSizeFor(window, warmup), Path.of("ext4j-bench-work"), Path.of("bench-report"), false);
