@@ -133,6 +133,31 @@ public final class E2fsprogs {
         || line.strip().equals("(by less than a day, probably due to the hardware clock being incorrectly set)");
   }
 
+  /**
+   * What e2fsck said about the file system in {@code stdout}: every line but its pass headers, its
+   * summary ("NAME: 11/2048 files (0.0% non-contiguous), ..."), blank lines and the {@link
+   * #clockNote}. Empty for a clean check.
+   */
+  public static List<String> e2fsckMessages(String stdout) {
+    return stdout.lines().filter(l -> !l.isBlank() && !l.startsWith("Pass ") && !clockNote(l) && !l.matches(".*: \\d+/\\d+ files \\(.*"))
+        .toList();
+  }
+
+  /**
+   * {@code e2fsck -fn IMAGE} must exit 0 and say nothing beyond {@link #e2fsckMessages}'s filter.
+   *
+   * @param when what the image is, for the failure message (may be empty)
+   * @throws AssertionError with the exit status and e2fsck's whole output otherwise
+   */
+  public static void assertE2fsckClean(Path image, String when) {
+    Result r = e2fsckForceNoChange(image);
+    List<String> said = e2fsckMessages(r.stdout());
+    if (r.exitCode() != 0 || !said.isEmpty()) {
+      throw new AssertionError("e2fsck -fn " + image + (when.isEmpty() ? "" : " (" + when + ")") + " exited " + r.exitCode()
+          + (said.isEmpty() ? "" : " with " + said.size() + " message(s)") + "; it printed:\n" + r.output());
+    }
+  }
+
   /** {@code e2fsck -fn IMAGE}: check everything, change nothing (exit 0 = clean). */
   public static Result e2fsckForceNoChange(Path image) {
     requireInstalled("e2fsck");
@@ -143,6 +168,26 @@ public final class E2fsprogs {
   public static Result debugfs(Path image, String request) {
     requireInstalled("debugfs");
     return run(TIMEOUT, "debugfs", "-R", request, image.toString());
+  }
+
+  /**
+   * A fresh sparse file of {@code mib} MiB at {@code image} (replacing any file there), then {@link
+   * #mkfs} on it with {@code args}; returns {@code image}.
+   */
+  public static Path mkfsSparse(Path image, long mib, String... args) {
+    try {
+      if (image.getParent() != null) {
+        Files.createDirectories(image.getParent());
+      }
+      Files.deleteIfExists(image);
+      try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(image.toFile(), "rw")) {
+        f.setLength(mib << 20);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("making the sparse file " + image, e);
+    }
+    mkfs(image, args);
+    return image;
   }
 
   /**

@@ -3,7 +3,6 @@ package io.ext4j.fs.check;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,17 +68,8 @@ public final class E2fsprogs {
   }
 
   /** A fresh sparse image of {@code mib} MiB made by {@code mkfs.ext4 -q -F <options>}. */
-  public static Path mkfs(Path image, int mib, String... options) throws IOException, InterruptedException {
-    Files.createDirectories(image.getParent());
-    Files.deleteIfExists(image);
-    try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
-      f.setLength((long) mib << 20);
-    }
-    List<String> cmd = new ArrayList<>(List.of("mkfs.ext4", "-q", "-F"));
-    cmd.addAll(List.of(options));
-    cmd.add(image.toString());
-    runOk(cmd.toArray(String[]::new));
-    return image;
+  public static Path mkfs(Path image, int mib, String... options) {
+    return io.ext4j.testkit.E2fsprogs.mkfsSparse(image, mib, options);
   }
 
   /** {@code debugfs [-w] -f commands image}; the commands must all succeed as debugfs sees it (exit 0). */
