@@ -356,14 +356,7 @@ class JournalApiTest {
     Journal j = Journal.create(dev, MAP, quiet());
     CountDownLatch committing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Handle h1 = j.start(1);
-    try (JournalBuffer a = j.buffer(A)) {
-      h1.getWriteAccess(a);
-      a.data().put(image(1, 1, A, false));
-      h1.dirtyMetadata(a);
-    }
-    h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1); // holds the flush's commit
-    h1.stop();
+    heldWrite(j, committing, release); // holds the flush's commit
     CompletableFuture<Integer> flush = JournalFixtures.async(() -> {
       try {
         j.flush();
@@ -524,6 +517,24 @@ class JournalApiTest {
   }
 
   /**
+   * Writes block A in a handle whose transaction's commit, once begun, counts {@code committing}
+   * down and then blocks in its ordered-data submit until {@code release}; stops the handle and
+   * returns its tid.
+   */
+  private static int heldWrite(Journal j, CountDownLatch committing, CountDownLatch release) throws java.io.IOException {
+    Handle h = j.start(1);
+    try (JournalBuffer a = j.buffer(A)) {
+      h.getWriteAccess(a);
+      a.data().put(image(1, 1, A, false));
+      h.dirtyMetadata(a);
+    }
+    int tid = h.tid();
+    h.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1);
+    h.stop();
+    return tid;
+  }
+
+  /**
    * completeTransaction and forceCommit record their request without waking the commit thread, since
    * the caller commits itself unless a commit is under way; when one is (here a leader held in its
    * ordered-data submit), the request must still be taken up once that commit ends. No commit
@@ -535,15 +546,7 @@ class JournalApiTest {
     try (Journal j = Journal.create(JournalFixtures.device("api"), MAP, quiet())) {
       CountDownLatch committing = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
-      Handle h1 = j.start(1);
-      try (JournalBuffer a = j.buffer(A)) {
-        h1.getWriteAccess(a);
-        a.data().put(image(1, 1, A, false));
-        h1.dirtyMetadata(a);
-      }
-      int first = h1.tid();
-      h1.addOrderedData(JournalFixtures.blockingOwner(committing, release), 0, 1);
-      h1.stop();
+      int first = heldWrite(j, committing, release);
       CompletableFuture<Void> leader = JournalFixtures.asyncRun(() -> j.completeTransaction(first));
       assertThat(committing.await(10, TimeUnit.SECONDS)).as("the leader began committing").isTrue();
       int second = JournalFixtures.writeBlock(j, B, image(1, 2, B, false), false);
