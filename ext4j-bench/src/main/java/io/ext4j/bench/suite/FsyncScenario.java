@@ -23,7 +23,9 @@ import java.util.Set;
  * <ul>
  *   <li>{@code fsync} — write, then {@code force(true)}; measured with the default batching policy
  *       and with none (the others differ from none only in a synchronous handle's stop, which fsync
- *       does not take: they run in {@code dirsync});
+ *       does not take: they run in {@code dirsync}); beside it at 1 thread the device bound of a
+ *       journaled append, {@link CommitIoBound} (its writes and two flushes, no file system), in the
+ *       host directory;
  *   <li>{@code fdatasync} — write, then {@code force(false)}; beside it the device bound: fio's 4 KiB
  *       write + fdatasync with as many jobs, in the host directory;
  *   <li>{@code osync}, {@code odsync} — the file opened with {@code SYNC} / {@code DSYNC}, each write durable on return;
@@ -89,12 +91,16 @@ final class FsyncScenario implements Scenario {
 
   /**
    * Every variant × thread count × target (the other policies only in {@code dirsync}, and none in
-   * {@code fsync} too; fuse2fs not in {@code dirsync}), plus fio's bound for {@code fdatasync}.
+   * {@code fsync} too; fuse2fs not in {@code dirsync}), plus fio's bound for {@code fdatasync} and
+   * the commit-io bound for {@code fsync} at 1 thread.
    */
   @Override
   public List<Cell> plan(Targets targets, SuiteOptions o, Path scratch) throws IOException {
     String dflt = BatchingPolicies.defaultPolicy().name();
     Path fioDir = scratch == null ? null : Files.createDirectories(scratch.resolve("fsync"));
+    // beside kernel-host's files: the host's own file system, where the images sit too
+    Target host = targets.list().stream().filter(t -> t.name().equals(Target.HOST)).findFirst().orElse(null);
+    Path commitIo = host != null && o.threads().contains(1) ? CommitIoBound.prepare(host.dir()) : null;
     List<Cell> cells = new ArrayList<>();
     for (String variant : VARIANTS) {
       for (int threads : o.threads()) {
@@ -109,6 +115,10 @@ final class FsyncScenario implements Scenario {
           cells.add(new Cell(NAME, variant, t.name(), setting, dflt.equals(setting), threads, BLOCK,
               (warmup, window) -> variant.equals(DIRSYNC) ? dirSyncSlice(dir, threads, chattr, t.inProcess(), warmup, window)
                   : slice(dir, variant, threads, t.inProcess(), warmup, window)));
+        }
+        if (variant.equals("fsync") && threads == 1 && commitIo != null) {
+          cells.add(new Cell(NAME, variant, CommitIoBound.TARGET, null, false, threads, BLOCK,
+              (warmup, window) -> CommitIoBound.run(commitIo, warmup, window)));
         }
         if (variant.equals("fdatasync") && fioDir != null) {
           cells.add(new Cell(NAME, variant, FioBound.TARGET, null, false, threads, BLOCK,

@@ -82,7 +82,7 @@ public final class ReportFiles {
       }
       XYSeries s = c.addSeries(t, xs, ys);
       s.setMarker(SeriesMarkers.CIRCLE);
-      if (t.startsWith("kernel") || t.equals(FioBound.TARGET)) {
+      if (t.startsWith("kernel") || t.equals(FioBound.TARGET) || t.equals(CommitIoBound.TARGET)) {
         s.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
       }
     }

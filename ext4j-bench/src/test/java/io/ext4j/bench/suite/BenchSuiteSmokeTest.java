@@ -104,6 +104,9 @@ class BenchSuiteSmokeTest {
       assertThat(row.failure()).as(row.toString()).isNull();
       assertThat(row.operations()).isEqualTo(2L * (PopulateScenario.DIRS * (PopulateScenario.FILES_PER_DIR + 1L) + PopulateScenario.BIG));
     });
+    assertThat(SuiteReport.rate(report.rowsOf(FsyncScenario.NAME, "fsync"), CommitIoBound.TARGET, 1)).as("the lone append's device bound")
+        .isPresent();
+    assertThat(SuiteReport.rate(report.rowsOf(FsyncScenario.NAME, "fsync"), CommitIoBound.TARGET, 2)).isEmpty();
     if (Host.has("fio")) {
       assertThat(SuiteReport.targetsOf(report.rowsOf(FsyncScenario.NAME, "fdatasync"))).contains(FioBound.TARGET);
       assertThat(SuiteReport.rateAt(report.rowsOf(DioScenario.NAME, "randread"), FioBound.TARGET, 4096)).isPresent();
