@@ -119,12 +119,15 @@ class SuiteReportTest {
         "fsync/1/ext4j/none");
   }
 
+  /** fsync rows at 1 thread: ext4j at {@code ext4j} ops/s, kernel-host at 5,000, kernel-loop at 2,000 (a list to add to). */
+  private static List<CellResult> loneWriterRows(double ext4j) {
+    return new ArrayList<>(List.of(row("fsync", "ext4j", "adaptive", true, 1, ext4j), row("fsync", "kernel-host", null, false, 1, 5000),
+        row("fsync", "kernel-loop", null, false, 1, 2000)));
+  }
+
   @Test
   void aMissedLoneWriterTarget_namesTheTwoFlushBound() {
-    List<CellResult> rows = new ArrayList<>();
-    rows.add(row("fsync", "ext4j", "adaptive", true, 1, 3000));
-    rows.add(row("fsync", "kernel-host", null, false, 1, 5000));
-    rows.add(row("fsync", "kernel-loop", null, false, 1, 2000));
+    List<CellResult> rows = loneWriterRows(3000);
     rows.add(row("fdatasync", "device", null, false, 1, 7000));
     assertThat(report(rows, Map.of()).verdicts()).contains(
         "fsync: ext4j ≥ 0.7 of kernel-host at 1 thread: not met (1: 0.60; of kernel-host, two device flushes of one block each"
@@ -135,10 +138,7 @@ class SuiteReportTest {
 
   @Test
   void aMissedLoneWriterTarget_namesTheCommitIoBound_andTheTableSetsExt4jAgainstIt() {
-    List<CellResult> rows = new ArrayList<>();
-    rows.add(row("fsync", "ext4j", "adaptive", true, 1, 3000));
-    rows.add(row("fsync", "kernel-host", null, false, 1, 5000));
-    rows.add(row("fsync", "kernel-loop", null, false, 1, 2000));
+    List<CellResult> rows = loneWriterRows(3000);
     rows.add(row("fsync", CommitIoBound.TARGET, null, false, 1, 3600));
     rows.add(row("fsync", "ext4j", "adaptive", true, 16, 20000));
     rows.add(row("fsync", "kernel-loop", null, false, 16, 9000));
@@ -158,10 +158,7 @@ class SuiteReportTest {
 
   @Test
   void aMetLoneWriterTarget_isNotAmended() {
-    List<CellResult> rows = new ArrayList<>();
-    rows.add(row("fsync", "ext4j", "adaptive", true, 1, 4100));
-    rows.add(row("fsync", "kernel-host", null, false, 1, 5000));
-    rows.add(row("fsync", "kernel-loop", null, false, 1, 2000));
+    List<CellResult> rows = loneWriterRows(4100);
     rows.add(row("fsync", CommitIoBound.TARGET, null, false, 1, 4500));
     assertThat(report(rows, Map.of()).verdicts()).contains("fsync: ext4j ≥ 0.7 of kernel-host at 1 thread: met (1: 0.82)",
         "fsync: ext4j ≥ 2× kernel-loop at every thread count: met (1: 2.05)");
