@@ -1,14 +1,22 @@
 package io.ext4j.bench.suite;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Closing a slice's channels and removing its files. */
+/** A slice's channel chores: positional writes of a whole buffer, closing its channels, removing its files. */
 final class Channels {
   private Channels() {}
+
+  /** Writes all of {@code b}'s remaining bytes at {@code at} (a positional write may write fewer). */
+  static void writeFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+    while (b.hasRemaining()) {
+      ch.write(b, at + b.position());
+    }
+  }
 
   private interface Step<T> {
     void apply(T item) throws IOException;

@@ -23,7 +23,7 @@ import java.util.List;
  *
  * <p>On a disk with a write-back cache a flush costs what it writes back, so this measures more than
  * fio's one-block write + fdatasync halved: it is the rate no journal that writes what jbd2 writes can
- * beat on this host, and the report sets the 1-thread fsync rows against it. {@code BenchSuiteSmokeTest}
+ * beat on this host, and the report sets the 1-thread fsync rows against it. {@code CommitIoBoundTest}
  * holds ext4j's lone-append commit to {@value #LOG_BLOCKS} log blocks and a commit block.
  */
 final class CommitIoBound {
@@ -55,19 +55,13 @@ final class CommitIoBound {
         if (logAt + LOG_BLOCKS + 1 > logBlocks) {
           logAt = 0; // a log write never wraps inside a commit here; jbd2's may, as two writes
         }
-        writeFully(ch, data.clear().putLong(0, seq), seq * BLOCK % HALF);
-        writeFully(ch, log.clear().putLong(0, seq), HALF + logAt * BLOCK);
+        Channels.writeFully(ch, data.clear().putLong(0, seq), seq * BLOCK % HALF);
+        Channels.writeFully(ch, log.clear().putLong(0, seq), HALF + logAt * BLOCK);
         ch.force(false);
-        writeFully(ch, commit.clear().putLong(0, seq), HALF + (logAt + LOG_BLOCKS) * BLOCK);
+        Channels.writeFully(ch, commit.clear().putLong(0, seq), HALF + (logAt + LOG_BLOCKS) * BLOCK);
         ch.force(false);
       };
       return Cell.Slice.of(TimedRun.run(List.of(op), warmup, window, () -> { }, () -> { }));
-    }
-  }
-
-  private static void writeFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-    while (b.hasRemaining()) {
-      ch.write(b, at + b.position());
     }
   }
 }

@@ -117,9 +117,7 @@ final class DioScenario implements Scenario {
       for (long at = 0; at < FILE; at += b.capacity()) {
         b.clear();
         b.putLong(0, at);
-        while (b.hasRemaining()) {
-          c.write(b, at + b.position());
-        }
+        Channels.writeFully(c, b, at);
       }
       c.force(true);
     }
@@ -158,9 +156,7 @@ final class DioScenario implements Scenario {
           buf.clear().limit(bs);
           if (write) {
             buf.putLong(0, seq);
-            while (buf.hasRemaining()) {
-              ch.write(buf, pos + buf.position());
-            }
+            Channels.writeFully(ch, buf, pos);
           } else {
             while (buf.hasRemaining()) {
               if (ch.read(buf, pos + buf.position()) < 0) {

@@ -199,9 +199,7 @@ final class FsyncScenario implements Scenario {
           long pos = seq / files * BLOCK;
           buf.clear();
           buf.putLong(0, seq);
-          while (buf.hasRemaining()) {
-            ch.write(buf, pos + buf.position());
-          }
+          Channels.writeFully(ch, buf, pos);
           if (force) {
             ch.force(metaData);
           }
