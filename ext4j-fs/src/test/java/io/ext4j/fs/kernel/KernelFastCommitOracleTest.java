@@ -189,7 +189,7 @@ class KernelFastCommitOracleTest {
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
 
-    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
+    assertBlockForBlockAsE2fsck(f.crash(), byExt4j, byE2fsck, seed);
     KernelImages.assertE2fsckCleanBut(byExt4j, KernelImages.kernelsExtentTreeOptimizations(byExt4j), "after ext4j's fast-commit replay (seed " + seed + ")");
     try (Ext4FileSystem fs = KernelImages.openReadOnly(byExt4j, 1024)) {
       f.model().assertRecovered(fs, "d", "ext4j's recovery (seed " + seed + ")");
@@ -217,7 +217,7 @@ class KernelFastCommitOracleTest {
     assertThat(r.replayed().leavesSplit()).as("htree leaves the replay split (seed %d): %s", seed, r.replayed()).isPositive();
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
-    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
+    assertBlockForBlockAsE2fsck(f.crash(), byExt4j, byE2fsck, seed);
     KernelImages.assertE2fsckCleanBut(byExt4j, KernelImages.kernelsExtentTreeOptimizations(byExt4j),
         "after ext4j's fast-commit replay (seed " + seed + ")");
     try (Ext4FileSystem fs = KernelImages.openReadOnly(byExt4j, 1024)) {
@@ -276,7 +276,7 @@ class KernelFastCommitOracleTest {
     KernelImages.Result e2 = KernelImages.run("e2fsck", "-y", "-E", "journal_only", byE2fsck.toString());
     assertThat(e2.exit()).as(e2.describe()).isZero();
     KernelImages.assertE2fsckClean(byExt4j, "after ext4j's replay into a full index");
-    assertBlockForBlockAsE2fsck(byExt4j, byE2fsck, seed);
+    assertBlockForBlockAsE2fsck(crash, byExt4j, byE2fsck, seed);
     for (Path p : List.of(byExt4j, byE2fsck)) {
       String htree = KernelImages.runOk("debugfs", "-R", "htree /d", p.toString());
       assertThat(htree).as("%s: the index grew a level", p.getFileName()).contains("Indirect levels: 1");
@@ -422,9 +422,14 @@ class KernelFastCommitOracleTest {
    * another replayed inode's data holds, so {@code e2fsck -fn} of its result finds the block
    * multiply-claimed (seed 2481438196068492464: inode 16's index block on inode 18's data). Then
    * ext4j's recovery must be free of that fault, and the kernel's recovery, which every test here
-   * also compares with, is the oracle.
+   * also compares with, is the oracle. The same fault also shows without a second claim: when the
+   * inode's tree later fits in the inode again, the block e2fsck wrote its tree node into stays the
+   * file's data block, with an extent header over the data the kernel wrote (seed
+   * 6419765685013490775: inode 14's block 1, where the kernel's own recovery of the crash image reads
+   * the crash image's data, as ext4j's does). So a differing block is also e2fsck's fault where
+   * e2fsck's image holds an extent header and ext4j's holds the crash image's block untouched.
    */
-  private static void assertBlockForBlockAsE2fsck(Path byExt4j, Path byE2fsck, long seed) throws Exception {
+  private static void assertBlockForBlockAsE2fsck(Path crash, Path byExt4j, Path byE2fsck, long seed) throws Exception {
     List<Long> differing = differingBlocks(byExt4j, byE2fsck, 1024);
     if (!differing.isEmpty() && KernelImages.run("e2fsck", "-fn", byE2fsck.toString()).out().contains("multiply-claimed")) {
       assertThat(KernelImages.run("e2fsck", "-fn", byExt4j.toString()).out())
@@ -434,7 +439,29 @@ class KernelFastCommitOracleTest {
           + " ext4j's differs from it at blocks " + differing);
       return;
     }
+    if (!differing.isEmpty() && treeNodesOverKeptData(crash, byExt4j, byE2fsck, differing)) {
+      System.out.println("e2fsck's own recovery wrote extent-tree nodes over data blocks the crash image holds (seed " + seed
+          + "), so it is no block-for-block oracle; ext4j kept the data at blocks " + differing);
+      return;
+    }
     assertThat(differing).as("blocks in use where ext4j's recovery differs from e2fsck -E journal_only (seed %d)", seed).isEmpty();
+  }
+
+  /**
+   * Whether, at every one of {@code blocks} (1 KiB), e2fsck's image starts with an extent header
+   * (magic 0xF30A, little-endian) and ext4j's image holds exactly the crash image's block.
+   */
+  private static boolean treeNodesOverKeptData(Path crash, Path byExt4j, Path byE2fsck, List<Long> blocks) throws IOException {
+    byte[] c = Files.readAllBytes(crash);
+    byte[] x = Files.readAllBytes(byExt4j);
+    byte[] e = Files.readAllBytes(byE2fsck);
+    for (long blk : blocks) {
+      int at = (int) blk * 1024;
+      if ((e[at] & 0xFF) != 0x0A || (e[at + 1] & 0xFF) != 0xF3 || !java.util.Arrays.equals(x, at, at + 1024, c, at, at + 1024)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
