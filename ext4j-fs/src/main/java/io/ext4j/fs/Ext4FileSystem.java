@@ -7,9 +7,11 @@ import io.ext4j.block.OverlayBlockDevice;
 import io.ext4j.block.cache.BlockCache;
 import io.ext4j.fs.alloc.BlockAllocator;
 import io.ext4j.fs.alloc.Groups;
+import io.ext4j.fs.core.DentryCache;
 import io.ext4j.fs.core.Features;
 import io.ext4j.fs.core.Fs;
 import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.core.InodeAttrs;
 import io.ext4j.fs.core.InodeLife;
 import io.ext4j.fs.core.Namespace;
 import io.ext4j.fs.core.SuperblockState;
@@ -25,6 +27,10 @@ import io.ext4j.fs.meta.MetaStore;
 import io.ext4j.fs.meta.Tx;
 import io.ext4j.fs.meta.UnjournaledStore;
 import io.ext4j.fs.orphan.Orphans;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Kernel;
+import io.ext4j.fs.vfs.Privileges;
+import io.ext4j.fs.vfs.Vfs;
 import io.ext4j.fs.xattr.AclRules;
 import io.ext4j.fs.xattr.Xattrs;
 import io.ext4j.jbd2.Journal;
@@ -81,6 +87,9 @@ public final class Ext4FileSystem implements AutoCloseable {
   private final Xattrs xattrs;
   private final InodeLife life;
   private final Namespace names;
+  private final InodeAttrs attrs;
+  private final Privileges privileges;
+  private final Vfs vfs;
   private final Ext4Options options;
   private final Journal journal; // null without one
   private final String readOnlyReason; // why it is read-only, or null
@@ -98,7 +107,85 @@ public final class Ext4FileSystem implements AutoCloseable {
     this.dirs = new Directory(fs, io);
     this.xattrs = new Xattrs(fs);
     this.life = new InodeLife(fs, io, orphans, xattrs, options.generations());
-    this.names = new Namespace(fs, dirs, io, life, orphans, xattrs, options.dirSync());
+    this.attrs = new InodeAttrs(fs, io, xattrs, life);
+    this.privileges = new Privileges(fs, xattrs);
+    this.names = new Namespace(fs, dirs, io, life, orphans, xattrs, options.dirSync(), new DentryCache(options.dentryCacheSize()));
+    this.vfs = new Vfs(new Bridge());
+  }
+
+  /**
+   * The VFS over this filesystem: path operations with Linux's atomicity and permission rules,
+   * handles, lookup references. What adapters call.
+   */
+  public Vfs vfs() {
+    return vfs;
+  }
+
+  /** What the VFS needs of the engine (see {@link Kernel}); only this class makes one. */
+  private final class Bridge implements Kernel {
+    @Override
+    public Fs fs() {
+      return fs;
+    }
+
+    @Override
+    public Namespace names() {
+      return names;
+    }
+
+    @Override
+    public InodeAttrs attrs() {
+      return attrs;
+    }
+
+    @Override
+    public InodeLife life() {
+      return life;
+    }
+
+    @Override
+    public FileIo io() {
+      return io;
+    }
+
+    @Override
+    public Directory dirs() {
+      return dirs;
+    }
+
+    @Override
+    public Xattrs xattrs() {
+      return xattrs;
+    }
+
+    @Override
+    public OpenFile open(Inode pinned, Set<OpenFlag> flags, Caller who, Credentials writer) {
+      return new OpenFile(Ext4FileSystem.this, pinned, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags), who,
+          writer);
+    }
+
+    @Override
+    public Inode inode(OpenFile f) {
+      return f.inode();
+    }
+
+    @Override
+    public void unpin(Inode i) throws IOException {
+      Ext4FileSystem.this.unpin(i);
+    }
+
+    @Override
+    public <T> T run(Caller who, boolean retryEnospc, Kernel.Op<T> op) throws IOException {
+      checkOpen();
+      Ext4FileSystem.Op<T> guarded = () -> guard(op::run);
+      Ext4FileSystem.Op<T> retried = retryEnospc ? () -> retryingEnospc(guarded) : guarded;
+      return as(who, retried);
+    }
+
+    @Override
+    public void truncate(Inode i, long size, Credentials writer) throws IOException {
+      Ext4FileSystem.this.truncate(i, size, writer);
+    }
   }
 
   // ============================================================ open and close
@@ -436,7 +523,9 @@ public final class Ext4FileSystem implements AutoCloseable {
       Inode inode = fs.inodes.get(ino);
       try {
         if (inode.links() == 0) {
-          life.delete(inode);
+          if (fs.inodes.claim(inode)) {
+            life.delete(inode);
+          }
         } else {
           inode.rw.writeLock().lock();
           try {
@@ -474,12 +563,13 @@ public final class Ext4FileSystem implements AutoCloseable {
       if (clean && !fs.readOnly && fs.failure() == null) {
         List<Inode> gone = new ArrayList<>();
         fs.inodes.forEach(i -> {
-          if (fs.inodes.isOrphaned(i)) {
+          // unlinked and still pinned (files left open, lookups never forgotten): on the orphan
+          // list since their last link went; a freed inode's stale copy is on no list
+          if (orphans.contains(i.ino) && fs.inodes.claimAtClose(i)) {
             gone.add(i);
           }
         });
         for (Inode i : gone) {
-          fs.inodes.orphaned(i, false);
           life.delete(i);
         }
       }
@@ -551,14 +641,33 @@ public final class Ext4FileSystem implements AutoCloseable {
     return guard(() -> {
       Inode i = fs.inodes.get(ino);
       try {
-        if (i.links() == 0 && fs.inodes.opens(i) == 0 && !fs.inodes.isOrphaned(i) && ino != ROOT) {
+        if (!fs.inodes.pin(i)) { // pinned for the call: no unlink can free it under the operation
           throw new Ext4Exception(Errno.ENOENT, ino, null, "inode is not in use");
         }
-        return f.apply(i);
+        try {
+          return f.apply(i);
+        } finally {
+          unpin(i);
+        }
       } finally {
         fs.inodes.put(i);
       }
     });
+  }
+
+  /** Drops a pin of {@code i}; the last pin of an inode without links deletes it (iput's evict). */
+  void unpin(Inode i) throws IOException {
+    if (fs.inodes.unpin(i) && !fs.readOnly) {
+      synchronized (this) {
+        if (closed) {
+          return; // close deleted what was left
+        }
+      }
+      guard(() -> {
+        life.delete(i);
+        return null;
+      });
+    }
   }
 
   /**
@@ -627,17 +736,12 @@ public final class Ext4FileSystem implements AutoCloseable {
       if (name.length > 255) {
         throw new Ext4Exception(Errno.ENAMETOOLONG, d.ino, null, name.length + " bytes");
       }
-      Directory.Found f;
-      d.rw.readLock().lock();
-      try {
-        f = dirs.lookup(d, name);
-      } finally {
-        d.rw.readLock().unlock();
-      }
-      if (f == null) {
+      DentryCache.Dentry f = Namespace.isDot(name) ? null : names.lookup(d, name);
+      long found = f != null ? f.ino() : name.length == 1 ? d.ino : dirs.parentOf(d);
+      if (found == 0) {
         throw new Ext4Exception(Errno.ENOENT, d.ino, new String(name, java.nio.charset.StandardCharsets.UTF_8), "no such entry");
       }
-      return getattr(f.inode());
+      return getattr(found);
     });
   }
 
@@ -756,59 +860,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Changes attributes; a size change truncates or extends. Returns the new attributes. */
   public Attributes setattr(long ino, SetAttributes c) throws IOException {
-    return with(ino, i -> {
-      fs.checkWritable();
-      if (c.size() != null) {
-        if (i.isDirectory()) {
-          throw new Ext4Exception(Errno.EISDIR, ino, null, "cannot truncate a directory");
-        }
-        if (i.fileType() != RawInode.S_IFREG) {
-          throw new Ext4Exception(Errno.EINVAL, ino, null, "only regular files have a settable size");
-        }
-        io.truncate(i, c.size());
-      }
-      boolean other = c.mode() != null || c.uid() != null || c.gid() != null || c.atime() != null || c.mtime() != null
-          || c.ctime() != null || c.crtime() != null;
-      if (other) {
-        i.rw.writeLock().lock();
-        byte[] acl = c.mode() != null && i.fileType() != RawInode.S_IFLNK ? xattrs.get(i, XattrName.ACCESS_ACL) : null;
-        try (Tx tx = fs.meta.begin(acl == null ? 2 : 12, 0)) {
-          Instant now = fs.clock.now();
-          i.fields.lock();
-          try {
-            RawInode r = i.raw();
-            if (c.mode() != null) {
-              r.mode((r.mode() & RawInode.S_IFMT) | (c.mode() & 07777));
-            }
-            if (c.uid() != null) {
-              r.uid(c.uid());
-            }
-            if (c.gid() != null) {
-              r.gid(c.gid());
-            }
-            if (c.atime() != null) {
-              r.time(RawInode.Time.ATIME, c.atime());
-            }
-            if (c.mtime() != null) {
-              r.time(RawInode.Time.MTIME, c.mtime());
-            }
-            if (c.crtime() != null) {
-              r.time(RawInode.Time.CRTIME, c.crtime());
-            }
-            r.time(RawInode.Time.CTIME, c.ctime() != null ? c.ctime() : now);
-          } finally {
-            i.fields.unlock();
-          }
-          fs.writeInode(tx, i, false);
-          if (acl != null) { // chmod rewrites the access ACL's entries that mirror the permission bits
-            xattrs.set(tx, i, XattrName.ACCESS_ACL, PosixAcl.toVfs(AclRules.chmod(PosixAcl.parseVfs(acl), c.mode())), 0);
-          }
-        } finally {
-          i.rw.writeLock().unlock();
-        }
-      }
-      return life.attributes(i);
-    });
+    return with(ino, i -> attrs.setattr(i, c));
   }
 
   /** Up to {@code max} entries of directory {@code dir} from {@code cookie} (0: the start). */
@@ -853,9 +905,10 @@ public final class Ext4FileSystem implements AutoCloseable {
           throw new Ext4Exception(Errno.EISDIR, ino, null, "cannot open a directory for writing");
         }
       }
-      fs.inodes.opened(i);
-      Inode held = fs.inodes.ref(i); // the same object (a lookup by number could meet another copy)
-      OpenFile f = new OpenFile(this, held, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags), who);
+      if (!fs.inodes.pin(i)) { // the open file's own pin; with() holds another meanwhile
+        throw new Ext4Exception(Errno.ENOENT, ino, null, "inode is not in use");
+      }
+      OpenFile f = new OpenFile(this, i, flags.isEmpty() ? EnumSet.of(OpenFlag.READ) : EnumSet.copyOf(flags), who, null);
       if (flags.contains(OpenFlag.TRUNCATE) && i.fileType() == RawInode.S_IFREG) {
         try {
           io.truncate(i, 0);
@@ -880,8 +933,26 @@ public final class Ext4FileSystem implements AutoCloseable {
     return flags.contains(OpenFlag.DIRECT) ? io.directRead(i, pos, dst) : io.read(i, pos, dst, false);
   }
 
-  long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags, Caller who) throws IOException {
-    return as(who, () -> guard(() -> writeFile(i, pos, src, flags)));
+  long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags, Caller who, Credentials writer) throws IOException {
+    return as(who, () -> guard(() -> dataChange(i, writer, () -> writeFile(i, pos, src, flags))));
+  }
+
+  /**
+   * Runs a change of {@code i}'s data by {@code writer}: when it must first clear setuid, setgid or
+   * security.capability ({@link Privileges}), under the inode's exclusive lock held across both,
+   * so that nothing sets them again in between. A null writer (the raw engine API) clears nothing.
+   */
+  private <T> T dataChange(Inode i, Credentials writer, Op<T> change) throws IOException {
+    if (writer == null || !privileges.pending(i, writer)) {
+      return change.run();
+    }
+    i.rw.writeLock().lock();
+    try {
+      privileges.clear(i, writer);
+      return change.run();
+    } finally {
+      i.rw.writeLock().unlock();
+    }
   }
 
   private long writeFile(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
@@ -928,14 +999,16 @@ public final class Ext4FileSystem implements AutoCloseable {
     });
   }
 
-  void truncate(Inode i, long size) throws IOException {
+  void truncate(Inode i, long size, Credentials writer) throws IOException {
     guard(() -> {
       checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.EINVAL, i.ino, null, "not a regular file");
       }
-      io.truncate(i, size);
-      return null;
+      return dataChange(i, writer, () -> {
+        io.truncate(i, size);
+        return null;
+      });
     });
   }
 
@@ -949,41 +1022,27 @@ public final class Ext4FileSystem implements AutoCloseable {
     });
   }
 
-  void fallocate(Inode i, int mode, long offset, long length, Caller who) throws IOException {
+  void fallocate(Inode i, int mode, long offset, long length, Caller who, Credentials writer) throws IOException {
     as(who, () -> guard(() -> {
       checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
       }
       if ((mode & (OpenFile.FALLOC_COLLAPSE_RANGE | OpenFile.FALLOC_INSERT_RANGE)) != 0) {
-        io.fallocate(i, mode, offset, length); // not retried: a shift stopped part-way must not run twice
-        return null;
+        return dataChange(i, writer, () -> {
+          io.fallocate(i, mode, offset, length); // not retried: a shift stopped part-way must not run twice
+          return null;
+        });
       }
-      return retryingEnospc(() -> {
+      return retryingEnospc(() -> dataChange(i, writer, () -> {
         io.fallocate(i, mode, offset, length);
         return null;
-      });
+      }));
     }));
   }
 
   void release(Inode i) throws IOException {
-    try {
-      int left = fs.inodes.closed(i);
-      if (left == 0 && fs.inodes.isOrphaned(i) && !fs.readOnly) {
-        fs.inodes.orphaned(i, false);
-        synchronized (this) {
-          if (closed) {
-            return;
-          }
-        }
-        guard(() -> {
-          life.delete(i);
-          return null;
-        });
-      }
-    } finally {
-      fs.inodes.put(i);
-    }
+    unpin(i);
   }
 
   /** fsync(2) of any inode: a regular file waits for its own transactions; anything else commits everything. */
@@ -1009,122 +1068,40 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** The value of extended attribute {@code name} ("user.x", "system.posix_acl_access" …); ENODATA if absent. */
   public byte[] getxattr(long ino, String name) throws IOException {
-    XattrName n = xattrName(ino, name);
-    return with(ino, i -> {
-      i.rw.readLock().lock();
-      try {
-        byte[] v = xattrs.get(i, n);
-        if (v == null) {
-          throw new Ext4Exception(Errno.ENODATA, ino, name, "no such attribute");
-        }
-        return v;
-      } finally {
-        i.rw.readLock().unlock();
-      }
-    });
+    XattrName n = InodeAttrs.xattrName(ino, name);
+    return with(ino, i -> attrs.getxattr(i, n));
   }
 
   /**
    * Sets an extended attribute; {@code flags} as setxattr's (1 CREATE, 2 REPLACE). POSIX ACLs behave as
-   * on Linux: setting {@code system.posix_acl_access} also sets the permission bits from it (and an
-   * ACL the bits express fully is not stored, only the bits); a default ACL only on a directory
-   * (EACCES otherwise); neither on a symbolic link (EOPNOTSUPP). The setgid bit is left as it is
-   * (the kernel clears it when the caller is outside the file's group: a permission check, the
-   * adapters' business).
+   * on Linux (see {@link InodeAttrs#setxattr}); no permission is checked (the VFS checks them).
    */
   public void setxattr(long ino, String name, byte[] value, int flags) throws IOException {
-    XattrName n = xattrName(ino, name);
-    boolean access = n.equals(XattrName.ACCESS_ACL);
-    List<PosixAcl.Entry> entries = null;
-    if (access || n.equals(XattrName.DEFAULT_ACL)) {
-      try {
-        entries = PosixAcl.parseVfs(value);
-      } catch (IllegalArgumentException e) {
-        throw new Ext4Exception(Errno.EINVAL, ino, name, "invalid POSIX ACL: " + e.getMessage());
-      }
-    }
-    List<PosixAcl.Entry> acl = entries;
+    XattrName n = InodeAttrs.xattrName(ino, name);
     retryingEnospc(() -> with(ino, i -> {
-      fs.checkWritable();
-      if (acl != null && i.fileType() == RawInode.S_IFLNK) {
-        throw new Ext4Exception(Errno.EOPNOTSUPP, ino, name, "symbolic links have no ACLs");
-      }
-      if (acl != null && !access && !i.isDirectory()) {
-        throw new Ext4Exception(Errno.EACCES, ino, name, "only a directory has a default ACL");
-      }
-      i.rw.writeLock().lock();
-      try (Tx tx = fs.meta.begin(acl != null ? 12 : 10, 2)) {
-        if (access) {
-          i.fields.lock();
-          try {
-            RawInode r = i.raw();
-            r.mode((r.mode() & ~0777) | AclRules.modeOf(acl));
-            r.time(RawInode.Time.CTIME, fs.clock.now());
-          } finally {
-            i.fields.unlock();
-          }
-          fs.writeInode(tx, i, false);
-          if (!AclRules.extended(acl)) { // the bits say it all: no ACL kept, as the kernel does
-            if (xattrs.get(i, n) != null) {
-              xattrs.remove(tx, i, n);
-            }
-            return null;
-          }
-        }
-        xattrs.set(tx, i, n, value, flags);
-      } finally {
-        i.rw.writeLock().unlock();
-      }
+      attrs.setxattr(i, n, value, flags);
       return null;
     }));
   }
 
   /** Whether the inode has extended attribute {@code name} (getxattr without the ENODATA). */
   public boolean hasXattr(long ino, String name) throws IOException {
-    XattrName n = xattrName(ino, name);
-    return with(ino, i -> {
-      i.rw.readLock().lock();
-      try {
-        return xattrs.get(i, n) != null;
-      } finally {
-        i.rw.readLock().unlock();
-      }
-    });
+    XattrName n = InodeAttrs.xattrName(ino, name);
+    return with(ino, i -> attrs.hasXattr(i, n));
   }
 
   /** The names of the inode's extended attributes. */
   public List<String> listxattr(long ino) throws IOException {
-    return with(ino, i -> {
-      i.rw.readLock().lock();
-      try {
-        return xattrs.list(i);
-      } finally {
-        i.rw.readLock().unlock();
-      }
-    });
+    return with(ino, attrs::listxattr);
   }
 
   /** Removes an extended attribute; ENODATA if absent. */
   public void removexattr(long ino, String name) throws IOException {
-    XattrName n = xattrName(ino, name);
+    XattrName n = InodeAttrs.xattrName(ino, name);
     with(ino, i -> {
-      fs.checkWritable();
-      i.rw.writeLock().lock();
-      try (Tx tx = fs.meta.begin(10, 2)) {
-        xattrs.remove(tx, i, n);
-      } finally {
-        i.rw.writeLock().unlock();
-      }
+      attrs.removexattr(i, n);
       return null;
     });
-  }
-
-  private static XattrName xattrName(long ino, String name) throws Ext4Exception {
-    try {
-      return XattrName.parse(name);
-    } catch (IllegalArgumentException e) {
-      throw new Ext4Exception(Errno.EOPNOTSUPP, ino, name, e.getMessage());
-    }
   }
 
   /** Space and inode figures. */

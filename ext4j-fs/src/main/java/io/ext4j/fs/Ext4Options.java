@@ -26,10 +26,13 @@ import java.util.function.IntSupplier;
  *     mkdir, rmdir, mknod, symlink, rename) is durable when its call returns, as if every directory
  *     had the DIRSYNC flag ({@code chattr +D}); each one stops a synchronous journal handle, where
  *     the batching policy's {@link io.ext4j.jbd2.BatchingPolicy#onSyncStop} acts (default false)
+ * @param dentryCacheSize names the dentry cache keeps (positive and negative), so that a path walk
+ *     over known names reads no directory block (default 65536; 0 turns the cache off, for the
+ *     benchmark's comparison)
  */
 public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBytes, int inodeCacheSize,
     DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad, boolean directDevice,
-    boolean dirSync) {
+    boolean dirSync, int dentryCacheSize) {
 
   public Ext4Options {
     Objects.requireNonNull(journal, "journal");
@@ -38,6 +41,9 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     Objects.requireNonNull(generations, "generations");
     if (cacheBytes < 1 << 20) {
       throw new IllegalArgumentException("cacheBytes must be at least 1 MiB, not " + cacheBytes);
+    }
+    if (dentryCacheSize < 0) {
+      throw new IllegalArgumentException("dentryCacheSize must be 0 (off) or more, not " + dentryCacheSize);
     }
     if (inodeCacheSize < 64) {
       throw new IllegalArgumentException("inodeCacheSize must be at least 64, not " + inodeCacheSize);
@@ -58,6 +64,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     b.journal = journal;
     b.cacheBytes = cacheBytes;
     b.inodeCacheSize = inodeCacheSize;
+    b.dentryCacheSize = dentryCacheSize;
     b.dioLocking = dioLocking;
     b.clock = clock;
     b.generations = generations;
@@ -73,6 +80,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     private JournalOptions journal = JournalOptions.defaults();
     private long cacheBytes = 64L << 20;
     private int inodeCacheSize = 16384;
+    private int dentryCacheSize = 65536;
     private DioLocking dioLocking = DioLocking.SHARED_WITH_UNWRITTEN;
     private FsClock clock = FsClock.system();
     private IntSupplier generations = new java.security.SecureRandom()::nextInt;
@@ -127,6 +135,11 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
       return this;
     }
 
+    public Builder dentryCacheSize(int v) {
+      dentryCacheSize = v;
+      return this;
+    }
+
     public Builder bulkLoad(boolean v) {
       bulkLoad = v;
       return this;
@@ -137,7 +150,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
         throw new IllegalArgumentException("bulkLoad writes; it cannot be read-only");
       }
       return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations, bulkLoad,
-          directDevice, dirSync);
+          directDevice, dirSync, dentryCacheSize);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.ext4j.fs;
 
 import io.ext4j.fs.inode.Inode;
+import io.ext4j.fs.vfs.Credentials;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Collections;
@@ -34,13 +35,29 @@ public final class OpenFile implements AutoCloseable {
   private final Inode inode;
   private final Set<OpenFlag> flags;
   private final Caller who; // whose writes these are (the root-reserved blocks)
+  private final Credentials writer; // whose data changes these are (the privileges they clear); null: the raw engine, no rule
   private volatile boolean closed; // set once by close
 
-  OpenFile(Ext4FileSystem fs, Inode inode, Set<OpenFlag> flags, Caller who) {
+  OpenFile(Ext4FileSystem fs, Inode inode, Set<OpenFlag> flags, Caller who, Credentials writer) {
     this.fs = fs;
     this.inode = inode;
     this.flags = Collections.unmodifiableSet(flags);
     this.who = who;
+    this.writer = writer;
+  }
+
+  Inode inode() {
+    return inode;
+  }
+
+  /** Whether this is an open directory (a starting point for the VFS's *at calls, or a listing). */
+  public boolean isDirectory() {
+    return inode.isDirectory();
+  }
+
+  /** The inode's generation (with {@link #ino()}, its handle). */
+  public int generation() {
+    return inode.generation();
   }
 
   public long ino() {
@@ -72,7 +89,19 @@ public final class OpenFile implements AutoCloseable {
     if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
       throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
     }
-    return fs.write(inode, position, src, flags, who);
+    return fs.write(inode, position, src, flags, who, writer);
+  }
+
+  /**
+   * {@link #write(long, ByteBuffer)} by {@code by} rather than the opener (a FUSE WRITE names the
+   * process writing, whose CAP_FSETID decides whether setuid and setgid survive).
+   */
+  public long write(long position, ByteBuffer src, Credentials by) throws IOException {
+    checkOpen();
+    if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
+      throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
+    }
+    return fs.write(inode, position, src, flags, who, by);
   }
 
   /** fsync ({@code datasync} false) or fdatasync (true). */
@@ -83,8 +112,16 @@ public final class OpenFile implements AutoCloseable {
 
   /** Sets the size (ftruncate). */
   public void truncate(long size) throws IOException {
+    truncate(size, writer);
+  }
+
+  /** ftruncate by {@code by} (see {@link #write(long, ByteBuffer, Credentials)}). */
+  public void truncate(long size, Credentials by) throws IOException {
     checkOpen();
-    fs.truncate(inode, size);
+    if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "file is not open for writing"); // ftruncate(2)'s errno
+    }
+    fs.truncate(inode, size, by);
   }
 
   /**
@@ -94,8 +131,16 @@ public final class OpenFile implements AutoCloseable {
    * insert the range, moving the rest of the file; other combinations fail with EOPNOTSUPP.
    */
   public void fallocate(int mode, long offset, long length) throws IOException {
+    fallocate(mode, offset, length, writer);
+  }
+
+  /** fallocate by {@code by} (see {@link #write(long, ByteBuffer, Credentials)}). */
+  public void fallocate(int mode, long offset, long length, Credentials by) throws IOException {
     checkOpen();
-    fs.fallocate(inode, mode, offset, length, who);
+    if (!flags.contains(OpenFlag.WRITE) && !flags.contains(OpenFlag.APPEND)) {
+      throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
+    }
+    fs.fallocate(inode, mode, offset, length, who, by);
   }
 
   /**

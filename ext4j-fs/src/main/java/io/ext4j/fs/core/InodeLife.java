@@ -115,6 +115,7 @@ public final class InodeLife {
         } finally {
           inode.fields.unlock();
         }
+        inode.unlinked(true);
         fs.writeInode(tx, inode, true);
         fs.inodeAlloc.free(tx, inode.ino, dir);
       }
@@ -161,6 +162,7 @@ public final class InodeLife {
     } finally {
       inode.fields.unlock();
     }
+    inode.unlinked(true);
     fs.writeInode(tx, inode, false);
     fs.inodeAlloc.free(tx, inode.ino, dir);
     fs.inodes.forget(inode);

@@ -4,6 +4,7 @@ import io.ext4j.fs.Caller;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.RenameMode;
+import io.ext4j.fs.core.DentryCache.Dentry;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.extent.Extent;
 import io.ext4j.fs.file.FileIo;
@@ -41,9 +42,20 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>a Tx (journal handle), then map, group and fields locks inside it.
  * </ol>
  * No thread takes a directory's lock while holding a lock of something below it in the tree, so no
- * cycle can form.
+ * cycle can form. The locks are reentrant: the VFS takes a directory's lock around a lookup and the
+ * operation it decides on, and the operation takes it again.
+ *
+ * <h2>Names and permissions</h2>
+ * Every operation keeps the {@link DentryCache} exact (see there) and looks names up through it,
+ * so that an existing or known-absent name costs no directory read. The caller's permission
+ * checks ({@link Access}) run under the locks, after the lookups and before any change; the rules
+ * that hold for every caller are checked here: EPERM for an immutable directory or inode, an
+ * append-only directory losing an entry, an append-only or immutable inode removed, renamed or
+ * linked; ENOENT in a removed directory.
  */
 public final class Namespace {
+  private static final byte[] DOTDOT = {'.', '.'};
+
   /** Directory link counts saturate here: past it, dir_nlink stores 1 (as the kernel's EXT4_LINK_MAX). */
   static final int LINK_MAX = 65000;
 
@@ -55,6 +67,7 @@ public final class Namespace {
   private final Xattrs xattrs;
   private final boolean dirSync;
   private final ReentrantLock renameLock = new ReentrantLock();
+  private final DentryCache dentries;
 
   private static final int ACL_CREDITS = 12; // up to two attribute blocks (the new one, the old one's refcount) and the inode
 
@@ -62,8 +75,10 @@ public final class Namespace {
    * @param dirSync the {@code dirsync} mount option: every directory change is synchronous, not
    *     only those in a directory with the DIRSYNC flag
    */
-  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs, boolean dirSync) {
+  public Namespace(Fs fs, Directory dirs, FileIo io, InodeLife life, Orphans orphans, Xattrs xattrs, boolean dirSync,
+      DentryCache dentries) {
     this.fs = fs;
+    this.dentries = dentries;
     this.dirSync = dirSync;
     this.dirs = dirs;
     this.io = io;
@@ -119,7 +134,7 @@ public final class Namespace {
     }
   }
 
-  static boolean isDot(byte[] n) {
+  public static boolean isDot(byte[] n) {
     return n.length == 1 && n[0] == '.' || n.length == 2 && n[0] == '.' && n[1] == '.';
   }
 
@@ -140,52 +155,233 @@ public final class Namespace {
     return 24 + 2 * fs.extents.credits(dir, 2);
   }
 
+  /** The dentry cache this namespace keeps exact. */
+  public DentryCache dentries() {
+    return dentries;
+  }
+
+  /** EPERM when {@code dir} is immutable: no entry may be added or removed (inode_permission's write check). */
+  private static void checkDirWritable(Inode dir) throws Ext4Exception {
+    if ((dir.flags() & RawInode.FL_IMMUTABLE) != 0) {
+      throw new Ext4Exception(Errno.EPERM, dir.ino, null, "the directory is immutable");
+    }
+  }
+
+  /** EPERM when {@code victim}'s entry may not leave {@code dir}: an append-only directory, an immutable or append-only victim. */
+  private static void checkRemovable(Inode dir, Inode victim, byte[] name) throws Ext4Exception {
+    if ((dir.flags() & RawInode.FL_APPEND) != 0) {
+      throw new Ext4Exception(Errno.EPERM, dir.ino, show(name), "the directory is append-only");
+    }
+    if ((victim.flags() & (RawInode.FL_IMMUTABLE | RawInode.FL_APPEND)) != 0) {
+      throw new Ext4Exception(Errno.EPERM, victim.ino, show(name), "immutable or append-only");
+    }
+  }
+
+  // ============================================================ lookup
+
+  /**
+   * What {@code name} in directory {@code dir} names: the cached entry, or else the directory's own
+   * (read under its shared lock, then cached). {@link DentryCache#NEGATIVE} when there is none,
+   * also in a removed directory. ".." is looked up (and cached) like a name; "." is not a name.
+   *
+   * @throws Ext4Exception ENOTDIR when {@code dir} is not a directory, ENAMETOOLONG past 255 bytes
+   */
+  public Dentry lookup(Inode dir, byte[] name) throws IOException {
+    if (!dir.isDirectory()) {
+      throw new Ext4Exception(Errno.ENOTDIR, dir.ino, null, "not a directory");
+    }
+    if (name.length > 255) {
+      throw new Ext4Exception(Errno.ENAMETOOLONG, dir.ino, null, name.length + " bytes");
+    }
+    if (name.length == 1 && name[0] == '.') {
+      throw new IllegalArgumentException("\".\" is the directory itself, not a name to look up");
+    }
+    Dentry d = dentries.get(dir, name);
+    if (d != null) {
+      return d;
+    }
+    dir.rw.readLock().lock();
+    try {
+      return entry(dir, name);
+    } finally {
+      dir.rw.readLock().unlock();
+    }
+  }
+
+  /** {@link #lookup} with {@code dir}'s rw lock held (shared or exclusive): fills the cache on a miss. */
+  private Dentry entry(Inode dir, byte[] name) throws IOException {
+    Dentry d = dentries.get(dir, name);
+    if (d != null) {
+      return d;
+    }
+    if (dir.links() == 0) {
+      return DentryCache.NEGATIVE; // a removed directory holds nothing (and is not cached)
+    }
+    Directory.Found f = dirs.lookup(dir, name);
+    if (f == null) {
+      dentries.negative(dir, name);
+      return DentryCache.NEGATIVE;
+    }
+    Inode child = fs.inodes.get(f.inode());
+    try {
+      d = new Dentry(child.ino, child.generation());
+    } finally {
+      fs.inodes.put(child);
+    }
+    dentries.positive(dir, name, d.ino(), d.generation());
+    return d;
+  }
+
   // ============================================================ create
 
   /**
    * Creates a non-directory inode of {@code mode} named {@code name} in {@code dir}: a regular file,
-   * fifo, socket or device ({@code rdev}), or a symlink to {@code target}. Returns it referenced.
+   * fifo, socket or device ({@code rdev}), or a symlink to {@code target}. {@code umask} is taken
+   * from the mode unless {@code dir} has a default ACL (which then decides the new inode's bits, as
+   * on Linux). Returns it referenced.
    */
-  public Inode create(Inode dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
+  public Inode create(Inode dir, byte[] name, int mode, long rdev, byte[] target, Caller who, int umask, Access access)
+      throws IOException {
     fs.checkWritable();
     checkName(name, dir.ino);
-    int type = mode & RawInode.S_IFMT;
-    if (type == RawInode.S_IFDIR) {
+    if ((mode & RawInode.S_IFMT) == RawInode.S_IFDIR) {
       throw new IllegalArgumentException("mkdir makes directories");
     }
     dir.rw.writeLock().lock();
     try {
       requireDir(dir);
-      if (dirs.lookup(dir, name) != null) {
+      if (!entry(dir, name).negative()) {
         throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
       }
-      boolean slowLink = type == RawInode.S_IFLNK && target.length >= 60;
-      boolean extents = type == RawInode.S_IFREG || slowLink;
-      Inheritance inh = inherited(dir, mode);
-      try (Tx tx = fs.meta.begin(credits(dir) + (inh == null ? 0 : ACL_CREDITS), 0)) {
-        Inode child = life.create(tx, dir, inh == null ? mode : inh.mode(), who, extents);
+      checkDirWritable(dir);
+      access.mayCreate(dir);
+      return createLocked(dir, name, mode, rdev, target, who, umask);
+    } finally {
+      dir.rw.writeLock().unlock();
+    }
+  }
+
+  /** {@link #create} with the old signature's meaning: the bits as given, no checks. */
+  public Inode create(Inode dir, byte[] name, int mode, long rdev, byte[] target, Caller who) throws IOException {
+    return create(dir, name, mode, rdev, target, who, 0, Access.NONE);
+  }
+
+  /** The creation itself, under {@code dir}'s exclusive lock, the name checked absent and the caller allowed. */
+  private Inode createLocked(Inode dir, byte[] name, int mode, long rdev, byte[] target, Caller who, int umask) throws IOException {
+    int type = mode & RawInode.S_IFMT;
+    boolean slowLink = type == RawInode.S_IFLNK && target.length >= 60;
+    boolean extents = type == RawInode.S_IFREG || slowLink;
+    Inheritance inh = inherited(dir, mode);
+    int bits = inh != null ? inh.mode() : type == RawInode.S_IFLNK ? mode : mode & ~umask;
+    try (Tx tx = fs.meta.begin(credits(dir) + (inh == null ? 0 : ACL_CREDITS), 0)) {
+      Inode child = life.create(tx, dir, bits, who, extents);
+      try {
+        if (inh != null) {
+          storeInherited(tx, child, inh);
+        }
+        if (type == RawInode.S_IFCHR || type == RawInode.S_IFBLK) {
+          child.fields.lock();
+          try {
+            InodeLife.storeRdev(child.raw(), rdev);
+          } finally {
+            child.fields.unlock();
+          }
+        } else if (type == RawInode.S_IFLNK) {
+          writeSymlink(tx, child, target);
+        }
+        fs.writeInode(tx, child, true);
+        dirs.add(tx, dir, name, child.ino, dirs.typeOf(mode));
+      } catch (IOException | RuntimeException e) {
+        dentries.forget(dir, name);
+        undo(tx, child, e);
+        throw e;
+      }
+      fs.writeInode(tx, dir, true);
+      setDirSync(tx, dir);
+      dentries.positive(dir, name, child);
+      return child;
+    }
+  }
+
+  /** What {@link #open} found or made: the regular file (or whatever the name held), referenced and pinned. */
+  public record Opened(Inode inode, boolean created) {}
+
+  /**
+   * open(2) with O_CREAT, as one step under {@code dir}'s lock: the inode {@code name} names when it
+   * exists (EEXIST instead with {@code exclusive}), else a new regular file of {@code mode} (less
+   * {@code umask}, as {@link #create}). Whatever the name holds is returned, pinned before the
+   * lock is released so that no unlink can free it first; a symbolic link is the caller's to
+   * follow. Never fails with EEXIST without {@code exclusive}, nor with ENOENT because a concurrent
+   * unlink won: the two are ordered by the lock.
+   */
+  public Opened open(Inode dir, byte[] name, int mode, Caller who, int umask, boolean exclusive, Access access) throws IOException {
+    checkName(name, dir.ino);
+    dir.rw.writeLock().lock();
+    try {
+      requireDir(dir);
+      Dentry d = entry(dir, name);
+      if (!d.negative()) {
+        if (exclusive) {
+          throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
+        }
+        Inode found = fs.inodes.get(d.ino());
+        try {
+          if (found.generation() != d.generation() || !fs.inodes.pin(found)) {
+            throw new IllegalStateException(show(name) + " in " + dir + " names " + found + ", which is gone, under the directory lock");
+          }
+        } catch (RuntimeException e) {
+          fs.inodes.put(found);
+          throw e;
+        }
+        return new Opened(found, false);
+      }
+      fs.checkWritable();
+      checkDirWritable(dir);
+      access.mayCreate(dir);
+      Inode child = createLocked(dir, name, RawInode.S_IFREG | (mode & 07777), 0, null, who, umask);
+      fs.inodes.pin(child); // it has its link: this cannot fail
+      return new Opened(child, true);
+    } finally {
+      dir.rw.writeLock().unlock();
+    }
+  }
+
+  /**
+   * O_TMPFILE: a new regular file in {@code dir}'s group of inodes with no name (no link, on the
+   * orphan list, as ext4 keeps it), returned referenced and pinned: it is freed at its last unpin
+   * unless {@link #link} gives it a name first, which only a {@code linkable} one may take (O_EXCL
+   * makes it never linkable). The directory itself does not change.
+   */
+  public Inode tmpfile(Inode dir, int mode, Caller who, int umask, boolean linkable, Access access) throws IOException {
+    fs.checkWritable();
+    dir.rw.writeLock().lock();
+    try {
+      requireDir(dir);
+      checkDirWritable(dir);
+      access.mayCreate(dir);
+      Inheritance inh = inherited(dir, RawInode.S_IFREG | (mode & 07777));
+      int bits = inh != null ? inh.mode() : RawInode.S_IFREG | (mode & 07777 & ~umask);
+      try (Tx tx = fs.meta.begin(credits(dir) + 8 + (inh == null ? 0 : ACL_CREDITS), 0)) {
+        Inode child = life.create(tx, dir, bits, who, true);
         try {
           if (inh != null) {
             storeInherited(tx, child, inh);
           }
-          if (type == RawInode.S_IFCHR || type == RawInode.S_IFBLK) {
-            child.fields.lock();
-            try {
-              InodeLife.storeRdev(child.raw(), rdev);
-            } finally {
-              child.fields.unlock();
-            }
-          } else if (type == RawInode.S_IFLNK) {
-            writeSymlink(tx, child, target);
+          child.fields.lock();
+          try {
+            child.raw().links(0);
+          } finally {
+            child.fields.unlock();
           }
+          child.unlinked(true);
+          child.linkable(linkable);
+          orphans.add(tx, child);
           fs.writeInode(tx, child, true);
-          dirs.add(tx, dir, name, child.ino, dirs.typeOf(mode));
         } catch (IOException | RuntimeException e) {
           undo(tx, child, e);
           throw e;
         }
-        fs.writeInode(tx, dir, true);
-        setDirSync(tx, dir);
+        fs.inodes.pinCreated(child);
         return child;
       }
     } finally {
@@ -253,20 +449,23 @@ public final class Namespace {
     return buf.array();
   }
 
-  /** Makes a directory; returns it referenced. */
-  public Inode mkdir(Inode dir, byte[] name, int mode, Caller who) throws IOException {
+  /** Makes a directory of permission bits {@code mode} (less {@code umask}, as {@link #create}); returns it referenced. */
+  public Inode mkdir(Inode dir, byte[] name, int mode, Caller who, int umask, Access access) throws IOException {
     fs.checkWritable();
     checkName(name, dir.ino);
     dir.rw.writeLock().lock();
     try {
       requireDir(dir);
-      if (dirs.lookup(dir, name) != null) {
+      if (!entry(dir, name).negative()) {
         throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
       }
+      checkDirWritable(dir);
+      access.mayCreate(dir);
       checkLinkRoom(dir);
       Inheritance inh = inherited(dir, RawInode.S_IFDIR | (mode & 07777));
+      int bits = inh != null ? inh.mode() : RawInode.S_IFDIR | (mode & 07777 & ~umask);
       try (Tx tx = fs.meta.begin(credits(dir) + 8 + (inh == null ? 0 : 2 * ACL_CREDITS), 0)) {
-        Inode child = life.create(tx, dir, inh == null ? RawInode.S_IFDIR | (mode & 07777) : inh.mode(), who, true);
+        Inode child = life.create(tx, dir, bits, who, true);
         try {
           if (inh != null) {
             storeInherited(tx, child, inh);
@@ -275,17 +474,25 @@ public final class Namespace {
           fs.writeInode(tx, child, true);
           dirs.add(tx, dir, name, child.ino, dirs.typeOf(RawInode.S_IFDIR));
         } catch (IOException | RuntimeException e) {
+          dentries.forget(dir, name);
           undo(tx, child, e);
           throw e;
         }
         addLink(dir);
         fs.writeInode(tx, dir, true);
         setDirSync(tx, dir);
+        dentries.positive(dir, name, child);
+        dentries.positive(child, DOTDOT, dir);
         return child;
       }
     } finally {
       dir.rw.writeLock().unlock();
     }
+  }
+
+  /** {@link #mkdir} with the old signature's meaning: the bits as given, no checks. */
+  public Inode mkdir(Inode dir, byte[] name, int mode, Caller who) throws IOException {
+    return mkdir(dir, name, mode, who, 0, Access.NONE);
   }
 
   /**
@@ -348,8 +555,11 @@ public final class Namespace {
 
   // ============================================================ link and unlink
 
-  /** Adds name {@code name} in {@code dir} for {@code target} (not a directory). */
-  public void link(Inode target, Inode dir, byte[] name) throws IOException {
+  /**
+   * Adds name {@code name} in {@code dir} for {@code target} (not a directory). An O_TMPFILE inode
+   * made linkable takes its first link so, and leaves the orphan list.
+   */
+  public void link(Inode target, Inode dir, byte[] name, Access access) throws IOException {
     fs.checkWritable();
     checkName(name, dir.ino);
     if (target.isDirectory()) {
@@ -360,17 +570,28 @@ public final class Namespace {
       target.rw.writeLock().lock();
       try {
         requireDir(dir);
-        if (target.links() == 0) {
+        if (!entry(dir, name).negative()) {
+          throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
+        }
+        checkDirWritable(dir);
+        access.mayCreate(dir);
+        if ((target.flags() & (RawInode.FL_IMMUTABLE | RawInode.FL_APPEND)) != 0) {
+          throw new Ext4Exception(Errno.EPERM, target.ino, null, "the file is immutable or append-only");
+        }
+        boolean first = target.links() == 0;
+        if (first && !(target.linkable() && fs.inodes.pins(target) > 0)) {
           throw new Ext4Exception(Errno.ENOENT, target.ino, null, "the file was removed");
         }
         if (target.links() >= LINK_MAX) {
           throw new Ext4Exception(Errno.EMLINK, target.ino, null, "the file has " + LINK_MAX + " links");
         }
-        if (dirs.lookup(dir, name) != null) {
-          throw new Ext4Exception(Errno.EEXIST, dir.ino, show(name), "exists");
-        }
-        try (Tx tx = fs.meta.begin(credits(dir), 0)) {
-          dirs.add(tx, dir, name, target.ino, dirs.typeOf(target.mode()));
+        try (Tx tx = fs.meta.begin(credits(dir) + (first ? 8 : 0), 0)) {
+          try {
+            dirs.add(tx, dir, name, target.ino, dirs.typeOf(target.mode()));
+          } catch (IOException | RuntimeException e) {
+            dentries.forget(dir, name);
+            throw e;
+          }
           target.fields.lock();
           try {
             target.raw().links(target.raw().links() + 1);
@@ -378,9 +599,15 @@ public final class Namespace {
           } finally {
             target.fields.unlock();
           }
+          if (first) {
+            orphans.remove(tx, target);
+            target.unlinked(false);
+            target.linkable(false);
+          }
           fs.writeInode(tx, target, false);
           fs.writeInode(tx, dir, true);
           setDirSync(tx, dir);
+          dentries.positive(dir, name, target);
         }
       } finally {
         target.rw.writeLock().unlock();
@@ -390,26 +617,37 @@ public final class Namespace {
     }
   }
 
+  /** {@link #link} without checks. */
+  public void link(Inode target, Inode dir, byte[] name) throws IOException {
+    link(target, dir, name, Access.NONE);
+  }
+
   /**
    * Removes name {@code name} from {@code dir}: a non-directory with {@code directory} false, an empty
-   * directory with it true. An inode losing its last link is freed now, or at its last close when
-   * open (it waits on the orphan list).
+   * directory with it true. An inode losing its last link is freed now, or at its last unpin (an
+   * open file, a lookup reference) when pinned; it waits on the orphan list meanwhile.
    */
-  public void unlink(Inode dir, byte[] name, boolean directory) throws IOException {
+  public void unlink(Inode dir, byte[] name, boolean directory, Access access) throws IOException {
     fs.checkWritable();
     checkName(name, dir.ino);
     Inode child;
     dir.rw.writeLock().lock();
     try {
       requireDir(dir);
+      if (entry(dir, name).negative()) {
+        throw new Ext4Exception(Errno.ENOENT, dir.ino, show(name), "no such entry");
+      }
       Directory.Found f = dirs.lookup(dir, name);
       if (f == null) {
-        throw new Ext4Exception(Errno.ENOENT, dir.ino, show(name), "no such entry");
+        throw new IllegalStateException(show(name) + " in " + dir + " is cached but not in the directory");
       }
       child = fs.inodes.get(f.inode());
       try {
         child.rw.writeLock().lock();
         try {
+          checkDirWritable(dir);
+          access.mayDelete(dir, child);
+          checkRemovable(dir, child, name);
           boolean isDir = child.isDirectory();
           if (directory && !isDir) {
             throw new Ext4Exception(Errno.ENOTDIR, child.ino, show(name), "not a directory");
@@ -421,6 +659,7 @@ public final class Namespace {
             throw new Ext4Exception(Errno.ENOTEMPTY, child.ino, show(name), "directory not empty");
           }
           try (Tx tx = fs.meta.begin(credits(dir), 0)) {
+            dentries.forget(dir, name);
             dirs.removeAt(tx, dir, f);
             dropName(tx, child, isDir);
             if (isDir) {
@@ -428,6 +667,7 @@ public final class Namespace {
             }
             fs.writeInode(tx, dir, true);
             setDirSync(tx, dir);
+            dentries.negative(dir, name);
           }
         } finally {
           child.rw.writeLock().unlock();
@@ -446,6 +686,11 @@ public final class Namespace {
     }
   }
 
+  /** {@link #unlink} without checks. */
+  public void unlink(Inode dir, byte[] name, boolean directory) throws IOException {
+    unlink(dir, name, directory, Access.NONE);
+  }
+
   /** One link of {@code child} is gone (a directory: all of them); on the last, the inode goes on the orphan list. */
   private void dropName(Tx tx, Inode child, boolean isDir) throws IOException {
     int left;
@@ -459,27 +704,30 @@ public final class Namespace {
       child.fields.unlock();
     }
     if (left == 0) {
+      child.unlinked(true);
       orphans.add(tx, child);
     }
     fs.writeInode(tx, child, false);
   }
 
-  /** Frees {@code child} if it has no link left and nobody has it open; else its last close will. */
+  /**
+   * Frees {@code child} if it has no link left and nobody pins it; else its last unpin will. Called
+   * with no lock held.
+   */
   public void releaseIfGone(Inode child) throws IOException {
-    if (child.links() != 0) {
-      return;
+    if (fs.inodes.claim(child)) {
+      life.delete(child);
     }
-    if (fs.inodes.opens(child) > 0) {
-      fs.inodes.orphaned(child, true);
-      return;
-    }
-    life.delete(child);
   }
 
   // ============================================================ rename
 
-  /** Renames {@code oldName} in {@code oldDir} to {@code newName} in {@code newDir}. */
-  public void rename(Inode oldDir, byte[] oldName, Inode newDir, byte[] newName, RenameMode mode) throws IOException {
+  /**
+   * Renames {@code oldName} in {@code oldDir} to {@code newName} in {@code newDir}, one Tx. A
+   * whiteout mode leaves a whiteout owned by {@code who} at the old name.
+   */
+  public void rename(Inode oldDir, byte[] oldName, Inode newDir, byte[] newName, RenameMode mode, Caller who, Access access)
+      throws IOException {
     fs.checkWritable();
     checkName(oldName, oldDir.ino);
     checkName(newName, newDir.ino);
@@ -493,19 +741,16 @@ public final class Namespace {
       try {
         requireDir(oldDir);
         requireDir(newDir);
-        Directory.Found src = dirs.lookup(oldDir, oldName);
+        Directory.Found src = entry(oldDir, oldName).negative() ? null : dirs.lookup(oldDir, oldName);
         if (src == null) {
           throw new Ext4Exception(Errno.ENOENT, oldDir.ino, show(oldName), "no such entry");
         }
-        Directory.Found dst = dirs.lookup(newDir, newName);
+        Directory.Found dst = entry(newDir, newName).negative() ? null : dirs.lookup(newDir, newName);
         if (mode == RenameMode.EXCHANGE && dst == null) {
           throw new Ext4Exception(Errno.ENOENT, newDir.ino, show(newName), "no such entry to exchange with");
         }
-        if (mode == RenameMode.NOREPLACE && dst != null) {
+        if (mode.noReplace() && dst != null) {
           throw new Ext4Exception(Errno.EEXIST, newDir.ino, show(newName), "exists");
-        }
-        if (dst != null && dst.inode() == src.inode()) {
-          return; // two names of one inode: nothing to do (POSIX)
         }
         Inode s = fs.inodes.get(src.inode());
         Inode t = dst == null ? null : fs.inodes.get(dst.inode());
@@ -516,10 +761,34 @@ public final class Namespace {
           if (t != null && mode == RenameMode.EXCHANGE && t.isDirectory() && cross && isAncestor(t, oldDir)) {
             throw new Ext4Exception(Errno.EINVAL, t.ino, show(newName), "cannot move a directory into itself");
           }
+          if (t != null && t.ino == s.ino) {
+            return; // two names of one inode: nothing to do (POSIX)
+          }
+          checkDirWritable(oldDir);
+          checkDirWritable(newDir);
+          access.mayDelete(oldDir, s);
+          if (t == null) {
+            access.mayCreate(newDir);
+          } else {
+            access.mayDelete(newDir, t);
+          }
+          if (cross && s.isDirectory()) {
+            access.mayReparent(s);
+          }
+          if (cross && mode == RenameMode.EXCHANGE && t.isDirectory()) {
+            access.mayReparent(t);
+          }
+          checkRemovable(oldDir, s, oldName);
+          if (t != null) {
+            checkRemovable(newDir, t, newName);
+          }
           List<Inode> children = lockChildren(s, t);
           try {
             if (mode == RenameMode.EXCHANGE) {
-              exchange(oldDir, src, s, newDir, dst, t, cross);
+              if (s.isDirectory() != t.isDirectory() && cross) {
+                checkLinkRoom(s.isDirectory() ? newDir : oldDir);
+              }
+              exchange(oldDir, oldName, src, s, newDir, newName, dst, t, cross);
             } else {
               if (t != null) {
                 checkReplace(s, t, newName);
@@ -527,7 +796,7 @@ public final class Namespace {
               if (s.isDirectory() && cross && (t == null || !t.isDirectory())) {
                 checkLinkRoom(newDir);
               }
-              move(oldDir, oldName, s, newDir, newName, dst, t, cross);
+              move(oldDir, oldName, s, newDir, newName, dst, t, cross, mode.whiteout() ? who : null);
               if (t != null) {
                 replaced = t;
                 t = null; // released below, after the locks
@@ -563,6 +832,11 @@ public final class Namespace {
     }
   }
 
+  /** {@link #rename} without checks (a whiteout owned by root). */
+  public void rename(Inode oldDir, byte[] oldName, Inode newDir, byte[] newName, RenameMode mode) throws IOException {
+    rename(oldDir, oldName, newDir, newName, mode, Caller.ROOT, Access.NONE);
+  }
+
   private void checkReplace(Inode s, Inode t, byte[] newName) throws IOException {
     if (s.isDirectory() && !t.isDirectory()) {
       throw new Ext4Exception(Errno.ENOTDIR, t.ino, show(newName), "cannot replace a non-directory with a directory");
@@ -575,9 +849,12 @@ public final class Namespace {
     }
   }
 
+  /** The rename's one Tx; {@code whiteoutOwner} non-null leaves a whiteout it owns at the old name. */
   private void move(Inode oldDir, byte[] oldName, Inode s, Inode newDir, byte[] newName, Directory.Found dst, Inode t,
-      boolean cross) throws IOException {
-    try (Tx tx = fs.meta.begin(2 * credits(newDir) + 16, 0)) {
+      boolean cross, Caller whiteoutOwner) throws IOException {
+    dentries.forget(oldDir, oldName);
+    dentries.forget(newDir, newName);
+    try (Tx tx = fs.meta.begin(2 * credits(newDir) + 16 + (whiteoutOwner != null ? 24 : 0), 0)) {
       int type = dirs.typeOf(s.mode());
       if (dst != null) {
         dirs.retarget(tx, newDir, dst, s.ino, type);
@@ -592,9 +869,18 @@ public final class Namespace {
       if (old == null || old.inode() != s.ino) {
         throw new IllegalStateException("rename source " + show(oldName) + " vanished under the directory lock");
       }
-      dirs.removeAt(tx, oldDir, old);
+      Inode whiteout = null;
+      if (whiteoutOwner != null) {
+        whiteout = life.create(tx, oldDir, RawInode.S_IFCHR, whiteoutOwner, false); // 0:0, mode 0: a whiteout
+        fs.writeInode(tx, whiteout, true);
+        dirs.retarget(tx, oldDir, old, whiteout.ino, dirs.typeOf(RawInode.S_IFCHR));
+      } else {
+        dirs.removeAt(tx, oldDir, old);
+      }
       if (s.isDirectory() && cross) {
+        dentries.forget(s, DOTDOT);
         dirs.setDotDot(tx, s, newDir.ino);
+        dentries.positive(s, DOTDOT, newDir);
         fs.writeInode(tx, s, true);
         dropLink(oldDir);
         addLink(newDir);
@@ -612,20 +898,33 @@ public final class Namespace {
       }
       setDirSync(tx, oldDir);
       setDirSync(tx, newDir);
+      dentries.positive(newDir, newName, s);
+      if (whiteout != null) {
+        dentries.positive(oldDir, oldName, whiteout);
+        fs.inodes.put(whiteout);
+      } else {
+        dentries.negative(oldDir, oldName);
+      }
     }
   }
 
-  private void exchange(Inode oldDir, Directory.Found src, Inode s, Inode newDir, Directory.Found dst, Inode t, boolean cross)
-      throws IOException {
+  private void exchange(Inode oldDir, byte[] oldName, Directory.Found src, Inode s, Inode newDir, byte[] newName,
+      Directory.Found dst, Inode t, boolean cross) throws IOException {
+    dentries.forget(oldDir, oldName);
+    dentries.forget(newDir, newName);
     try (Tx tx = fs.meta.begin(2 * credits(newDir) + 16, 0)) {
       dirs.retarget(tx, oldDir, src, t.ino, dirs.typeOf(t.mode()));
       dirs.retarget(tx, newDir, dst, s.ino, dirs.typeOf(s.mode()));
       if (cross) {
         if (s.isDirectory()) {
+          dentries.forget(s, DOTDOT);
           dirs.setDotDot(tx, s, newDir.ino);
+          dentries.positive(s, DOTDOT, newDir);
         }
         if (t.isDirectory()) {
+          dentries.forget(t, DOTDOT);
           dirs.setDotDot(tx, t, oldDir.ino);
+          dentries.positive(t, DOTDOT, oldDir);
         }
         if (s.isDirectory() != t.isDirectory()) {
           if (s.isDirectory()) {
@@ -651,6 +950,10 @@ public final class Namespace {
       if (cross) {
         fs.writeInode(tx, newDir, true);
       }
+      setDirSync(tx, oldDir);
+      setDirSync(tx, newDir);
+      dentries.positive(oldDir, oldName, t);
+      dentries.positive(newDir, newName, s);
     }
   }
 

@@ -24,7 +24,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@code syncTid}/{@code datasyncTid} are volatile, written after the change's Tx is begun (the tid
  * of the transaction that last changed the inode, and the last one that changed what its data
  * needs: size, block map); fsync and fdatasync wait for them. {@code refs} is atomic (the inode
- * cache's count); {@code opens} and {@code freed} are guarded by the inode cache's lock.
+ * cache's count), and so is {@code pins} (the long-lived references that keep it alive, see
+ * {@link InodeCache#pin}).
  * {@code timesSeen} is volatile: whether a caller may have read the timestamps since a write last
  * changed them (see {@code FileIo.touch}); a stale true only costs an inode update.
  * {@code generation} and {@code fileType} are final: copied from the bytes when the object is made.
@@ -45,9 +46,12 @@ public final class Inode {
   private volatile int datasyncTid;
   private volatile boolean tidsKnown; // the tids are meaningful (set at load from the running tid, or by a change)
   final AtomicInteger refs = new AtomicInteger(); // the inode cache's references; -1 once evicted
-  int opens; // InodeCache's lock: open files
-  boolean orphaned; // InodeCache's lock: on the orphan list because it was unlinked while open
+  final java.util.concurrent.atomic.AtomicLong pins = new java.util.concurrent.atomic.AtomicLong(); // InodeCache's pins; DEAD once claimed for deletion
+  private volatile boolean unlinked; // no link left (i_nlink 0): set with the change of the link count, read by pins without the fields lock
+  private volatile int capability = CAPABILITY_UNKNOWN; // whether security.capability is set, as a write's privilege check last found it
+  private volatile boolean linkable; // an O_TMPFILE inode that linkat may give a name (I_LINKABLE); under rw
   private volatile boolean timesSeen = true; // true at load: nobody knows who read them before
+  private volatile java.util.List<io.ext4j.fs.format.PosixAcl.Entry> acl; // the access ACL for permission checks: null not read, empty none; published by the volatile write
   volatile long lastAllocated; // hint for the allocator's goal: the physical block after the last one given to this file
 
   Inode(long ino, RawInode raw, java.util.OptionalInt runningTid) {
@@ -55,6 +59,7 @@ public final class Inode {
     this.raw = raw;
     this.generation = raw.generation();
     this.fileType = raw.mode() & RawInode.S_IFMT;
+    this.unlinked = raw.links() == 0;
     if (runningTid.isPresent()) {
       syncTid = datasyncTid = runningTid.getAsInt();
       tidsKnown = true;
@@ -102,6 +107,48 @@ public final class Inode {
     return datasyncTid;
   }
 
+  /**
+   * Whether the inode has no link left: read without the fields lock by {@link InodeCache#pin},
+   * set by whoever changes the link count to or from 0 (under the inode's rw lock, after the change).
+   */
+  public boolean unlinked() {
+    return unlinked;
+  }
+
+  /** Records that the link count reached 0 ({@code true}) or left it (an O_TMPFILE inode linked). */
+  public void unlinked(boolean v) {
+    unlinked = v;
+  }
+
+  /** {@link #capabilityKnown()}: not looked up since the security attributes last changed. */
+  public static final int CAPABILITY_UNKNOWN = 0;
+  /** {@link #capabilityKnown()}: the inode has no security.capability. */
+  public static final int CAPABILITY_ABSENT = 1;
+  /** {@link #capabilityKnown()}: the inode has security.capability. */
+  public static final int CAPABILITY_PRESENT = 2;
+
+  /**
+   * What the last privilege check found of security.capability (one of the CAPABILITY_ constants),
+   * so that a write to a file without it need not look its attributes up each time (the kernel's
+   * S_NOSEC). Xattrs resets it to unknown whenever a security.* attribute changes.
+   */
+  public int capabilityKnown() {
+    return capability;
+  }
+
+  public void capabilityKnown(int v) {
+    capability = v;
+  }
+
+  /** Whether linkat may give this nameless O_TMPFILE inode its first link. */
+  public boolean linkable() {
+    return linkable;
+  }
+
+  public void linkable(boolean v) {
+    linkable = v;
+  }
+
   /** Records that a caller was given the timestamps (a stat). */
   public void timesSeen() {
     timesSeen = true;
@@ -115,6 +162,21 @@ public final class Inode {
   /** Records that new timestamps were just set, and nobody has read them yet. */
   public void timesRecorded() {
     timesSeen = false;
+  }
+
+  /**
+   * The access ACL as permission checks last read it: null when not read since it last changed,
+   * an empty list when the inode has none. Xattrs clears it whenever system.posix_acl_access is
+   * set or removed (under the inode's rw lock), so a check never sees an ACL older than the last
+   * completed change.
+   */
+  public java.util.List<io.ext4j.fs.format.PosixAcl.Entry> cachedAcl() {
+    return acl;
+  }
+
+  /** Records the access ACL read for a permission check (an empty list: none), or null to forget it. */
+  public void cachedAcl(java.util.List<io.ext4j.fs.format.PosixAcl.Entry> entries) {
+    acl = entries;
   }
 
   public long lastAllocated() {

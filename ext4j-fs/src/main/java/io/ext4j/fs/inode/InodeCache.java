@@ -15,7 +15,8 @@ import java.util.function.Consumer;
  * A reference is a CAS on {@code refs}; eviction claims an unreferenced inode by CAS from 0 to -1 and
  * then removes it, so a concurrent {@code get} either referenced it first (eviction skips it) or sees
  * -1 and loads a fresh copy after the removal. Two loads of one inode race through putIfAbsent; the
- * loser's copy is dropped. {@code opens} and {@code orphaned} are guarded by this object's monitor.
+ * loser's copy is dropped. Pinned inodes ({@link #pin}) are never evicted: a pin is taken while
+ * holding a reference, so the evictor's CAS of the references fails when a pin came after it looked.
  */
 public final class InodeCache {
   private final InodeTable table;
@@ -72,30 +73,107 @@ public final class InodeCache {
     }
   }
 
-  /** Counts an open file of {@code i} (keeps an unlinked inode alive). */
-  public synchronized void opened(Inode i) {
-    i.opens++;
-  }
+  /** The pins state of an inode claimed for deletion: no pin can be taken any more. */
+  private static final long DEAD = Long.MIN_VALUE;
 
-  /** Counts a close; returns the opens left. */
-  public synchronized int closed(Inode i) {
-    if (i.opens <= 0) {
-      throw new IllegalStateException(i + " closed more often than opened");
+  /**
+   * Takes a long-lived reference to {@code i} that keeps it alive after its last link goes (an
+   * open file, a lookup reference a FUSE kernel holds, an operation in progress): while pinned it
+   * is neither evicted nor deleted, and the last {@link #unpin} of an inode without links deletes
+   * it. The caller holds a reference from {@link #get} or {@link #install} meanwhile; the pin takes
+   * one of its own while any pin is held, which the last {@link #unpin} drops.
+   *
+   * <p>Returns false — and pins nothing — when the inode is dead (claimed for deletion) or has no
+   * links and no pins: nobody may bring such an inode back, since its deletion may already be
+   * under way (or done, when {@code i} is a fresh copy of a freed inode read from the table).
+   * A pin racing the unlink of the last name either lands first (the unlink then leaves the
+   * deletion to the last unpin) or fails here after {@link #claim} marked it dead.
+   */
+  public boolean pin(Inode i) {
+    while (true) {
+      long p = i.pins.get();
+      if (p < 0 || (p == 0 && i.unlinked())) {
+        return false;
+      }
+      if (i.pins.compareAndSet(p, p + 1)) {
+        if (p == 0) {
+          i.refs.incrementAndGet(); // the pins hold one reference together: a pinned inode is never evicted
+        }
+        return true;
+      }
     }
-    return --i.opens;
   }
 
-  public synchronized int opens(Inode i) {
-    return i.opens;
+  /** Pins an inode just created and not yet visible to anyone (an O_TMPFILE inode, born without links). */
+  public void pinCreated(Inode i) {
+    if (!i.pins.compareAndSet(0, 1)) {
+      throw new IllegalStateException(i + " pinned or dead before its creator pinned it");
+    }
+    i.refs.incrementAndGet();
   }
 
-  /** Marks or clears "on the orphan list because unlinked while open". */
-  public synchronized void orphaned(Inode i, boolean orphaned) {
-    i.orphaned = orphaned;
+  /**
+   * Drops {@code n} pins (a FUSE FORGET drops many at once). Returns true when that left an inode
+   * with no links and no pins, which this call then claimed (it is dead): the caller deletes it.
+   * Dropping a pin of a dead inode (the filesystem closed under an open file) does nothing.
+   */
+  public boolean unpin(Inode i, long n) {
+    while (true) {
+      long p = i.pins.get();
+      if (p < 0) {
+        return false;
+      }
+      if (p < n) {
+        throw new IllegalStateException(i + " unpinned more often than pinned (" + n + " of " + p + ")");
+      }
+      if (i.pins.compareAndSet(p, p - n)) {
+        if (p != n) {
+          return false;
+        }
+        boolean gone = i.unlinked() && i.pins.compareAndSet(0, DEAD); // dead: never evicted, forgotten once deleted
+        i.refs.decrementAndGet(); // the pins' reference
+        return gone;
+      }
+    }
   }
 
-  public synchronized boolean isOrphaned(Inode i) {
-    return i.orphaned;
+  /** {@link #unpin(Inode, long)} of one pin. */
+  public boolean unpin(Inode i) {
+    return unpin(i, 1);
+  }
+
+  /**
+   * Claims an inode whose last link just went, for deletion: true (it is now dead, the caller
+   * deletes it) when nobody pins it; false when pinned (the last unpin deletes it) or already dead.
+   */
+  public boolean claim(Inode i) {
+    return i.unlinked() && i.pins.compareAndSet(0, DEAD);
+  }
+
+  /**
+   * At close: claims an unlinked inode whatever its pins (files the caller left open), so that
+   * close deletes it; false when it has links or is already dead.
+   */
+  public boolean claimAtClose(Inode i) {
+    while (true) {
+      long p = i.pins.get();
+      if (p < 0 || !i.unlinked()) {
+        return false;
+      }
+      if (i.pins.compareAndSet(p, DEAD)) {
+        return true;
+      }
+    }
+  }
+
+  /** The pins held (0 when dead). */
+  public long pins(Inode i) {
+    return Math.max(0, i.pins.get());
+  }
+
+  /** Whether {@code i} was claimed for deletion (or deleted): a handle to it is stale. */
+  public boolean isDead(Inode i) {
+    return i.pins.get() < 0;
   }
 
   /**
@@ -146,11 +224,7 @@ public final class InodeCache {
       if (inodes.size() <= target) {
         break;
       }
-      boolean idle;
-      synchronized (this) {
-        idle = i.opens == 0 && !i.orphaned;
-      }
-      if (idle && i.refs.compareAndSet(0, -1)) {
+      if (i.pins.get() == 0 && i.refs.compareAndSet(0, -1)) { // a pin holds a reference, so the CAS fails if one came meanwhile
         inodes.remove(i.ino, i);
       }
     }

@@ -119,6 +119,13 @@ public final class Xattrs {
   }
 
   private void change(Tx tx, Inode inode, XattrName name, XattrEntry replacement, int flags) throws IOException {
+    // what permission and privilege checks remember of the attributes is forgotten first, so no
+    // check after this change's lock is released can use what was before it
+    if (name.index() == XattrName.POSIX_ACL_ACCESS) {
+      inode.cachedAcl(null);
+    } else if (name.index() == XattrName.SECURITY) {
+      inode.capabilityKnown(Inode.CAPABILITY_UNKNOWN);
+    }
     RawInode raw = inode.snapshot();
     List<XattrEntry> ibody = new ArrayList<>(inInode(inode.ino, raw));
     long blk = raw.fileAcl();

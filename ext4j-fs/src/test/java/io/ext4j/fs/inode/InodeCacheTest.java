@@ -34,10 +34,44 @@ class InodeCacheTest {
   }
 
   @Test
-  void opensAreCountedOnTheObject_andAnExtraCloseIsRefused() {
-    Inode i = cache.install(14, RawInode.blank(256));
-    cache.opened(i);
-    assertThat(cache.closed(i)).isZero();
-    assertThatThrownBy(() -> cache.closed(i)).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed more often");
+  void pinsAreCountedOnTheObject_andAnExtraUnpinIsRefused() {
+    Inode i = cache.install(14, withLinks(1));
+    assertThat(cache.pin(i)).isTrue();
+    assertThat(cache.unpin(i)).as("the last unpin of a linked inode leaves it alive").isFalse();
+    assertThatThrownBy(() -> cache.unpin(i)).isInstanceOf(IllegalStateException.class).hasMessageContaining("unpinned more often");
+  }
+
+  @Test
+  void anUnlinkedUnpinnedInode_cannotBePinnedAgain() {
+    Inode freed = cache.install(15, withLinks(0)); // a stale copy of a freed inode, or one whose deletion began
+    assertThat(cache.pin(freed)).as("nobody brings an unlinked, unpinned inode back").isFalse();
+  }
+
+  @Test
+  void theLastUnpinOfAnUnlinkedInode_claimsItForDeletion_once() {
+    Inode i = cache.install(16, withLinks(1));
+    assertThat(cache.pin(i)).isTrue();
+    assertThat(cache.pin(i)).isTrue();
+    i.unlinked(true); // its last name went while pinned twice
+    assertThat(cache.claim(i)).as("pinned: the unlink leaves the deletion to the last unpin").isFalse();
+    assertThat(cache.unpin(i)).isFalse();
+    assertThat(cache.unpin(i)).as("the last unpin deletes").isTrue();
+    assertThat(cache.isDead(i)).isTrue();
+    assertThat(cache.pin(i)).as("dead: no pin any more").isFalse();
+    assertThat(cache.claim(i)).as("claimed once").isFalse();
+  }
+
+  @Test
+  void anUnlinkWithNobodyPinning_claimsAtOnce_andRacingPinsThenFail() {
+    Inode i = cache.install(17, withLinks(1));
+    i.unlinked(true);
+    assertThat(cache.claim(i)).isTrue();
+    assertThat(cache.pin(i)).isFalse();
+  }
+
+  private static RawInode withLinks(int n) {
+    RawInode r = RawInode.blank(256);
+    r.links(n);
+    return r;
   }
 }
