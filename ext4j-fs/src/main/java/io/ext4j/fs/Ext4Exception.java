@@ -13,6 +13,7 @@ public final class Ext4Exception extends IOException {
   private final long inode;
   private final String path; // may be null
   private final long block; // the block concerned, or 0
+  private final String detail; // may be null
   private boolean metadata; // set once by metadataIo, before the exception is thrown
   private final java.util.concurrent.atomic.AtomicBoolean recorded = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -26,6 +27,7 @@ public final class Ext4Exception extends IOException {
     this.inode = inode;
     this.block = block;
     this.path = path;
+    this.detail = detail;
   }
 
   public Ext4Exception(Errno errno, long inode, String path, String detail, Throwable cause) {
@@ -45,6 +47,11 @@ public final class Ext4Exception extends IOException {
       m.append(": ").append(detail);
     }
     return m.toString();
+  }
+
+  /** What went wrong beyond the errno (the evidence), or null. */
+  public String detail() {
+    return detail;
   }
 
   public Errno errno() {

@@ -1,6 +1,7 @@
 package io.ext4j.nio;
 
-import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.vfs.AttrChange;
+import io.ext4j.fs.vfs.TimeSpec;
 import java.io.IOException;
 import java.nio.file.LinkOption;
 import java.nio.file.attribute.FileTime;
@@ -12,8 +13,9 @@ import java.util.Set;
 
 /**
  * The basic, POSIX and owner views of one file ({@link InodeRef}: a path resolved again at each
- * call, or an inode a secure directory stream holds), read and changed through the engine's
- * getattr/setattr.
+ * call, or a directory a secure directory stream holds open), read and changed through the
+ * engine's stat and setattr: setting permissions is chmod with those bits (setuid, setgid and
+ * sticky go, as they do from chmod 644), setting times is utimensat.
  */
 final class Ext4AttributeView implements PosixFileAttributeView {
   private final InodeRef target;
@@ -43,8 +45,8 @@ final class Ext4AttributeView implements PosixFileAttributeView {
     if (lastModifiedTime == null && lastAccessTime == null && createTime == null) {
       return;
     }
-    SetAttributes c = SetAttributes.none().withTimes(lastAccessTime == null ? null : lastAccessTime.toInstant(),
-        lastModifiedTime == null ? null : lastModifiedTime.toInstant());
+    AttrChange c = AttrChange.times(lastAccessTime == null ? null : TimeSpec.at(lastAccessTime.toInstant()),
+        lastModifiedTime == null ? null : TimeSpec.at(lastModifiedTime.toInstant()));
     if (createTime != null) {
       c = c.withCrtime(createTime.toInstant());
     }
@@ -53,13 +55,12 @@ final class Ext4AttributeView implements PosixFileAttributeView {
 
   @Override
   public void setPermissions(Set<PosixFilePermission> perms) throws IOException {
-    int type = target.stat().mode() & 07000; // setuid, setgid and sticky stay
-    target.setattr(SetAttributes.none().withMode(type | Ext4FileAttributes.mode(perms)));
+    target.setattr(AttrChange.chmod(Ext4FileAttributes.mode(perms)));
   }
 
   @Override
   public void setGroup(GroupPrincipal group) throws IOException {
-    target.setattr(SetAttributes.none().withOwner(null, principal(group).id()));
+    target.setattr(AttrChange.chown(null, principal(group).id()));
   }
 
   @Override
@@ -69,7 +70,7 @@ final class Ext4AttributeView implements PosixFileAttributeView {
 
   @Override
   public void setOwner(UserPrincipal owner) throws IOException {
-    target.setattr(SetAttributes.none().withOwner(principal(owner).id(), null));
+    target.setattr(AttrChange.chown(principal(owner).id(), null));
   }
 
   private static Ext4Principal principal(Object p) {

@@ -1,6 +1,7 @@
 package io.ext4j.nio;
 
 import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.OpenFile;
 import java.io.IOException;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
@@ -10,24 +11,26 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 
 /**
- * The entries of one directory, read from the engine a page at a time as the iteration goes
+ * The entries of one open directory, read from the engine a page at a time as the iteration goes
  * ({@code readdir} with cookies, so a directory changed meanwhile is listed as getdents lists it:
- * every entry that stays is seen once). "." and ".." are left out; the filter is applied to the
- * path of each entry under the directory. One iterator, as {@link DirectoryStream} allows; not
- * thread-safe.
+ * every entry that stays is seen once). "." and ".." are left out; each entry's path is the
+ * directory's path and the entry's name, its bytes as the directory holds them (a name that is not
+ * UTF-8 stays what it is); the filter is applied to that path. One iterator, as
+ * {@link DirectoryStream} allows; not thread-safe. Closing it does not close the directory (its
+ * owner, {@link Ext4SecureDirectoryStream}, does).
  */
 final class Ext4DirectoryStream implements DirectoryStream<Path> {
   private final Ext4NioFileSystem fs;
   private final Ext4Path dir;
-  private final long ino;
+  private final OpenFile open;
   private final Filter<? super Path> filter;
   private boolean iterated;
-  private boolean closed;
+  private volatile boolean closed; // set by close, from any thread
 
-  Ext4DirectoryStream(Ext4NioFileSystem fs, Ext4Path dir, long ino, Filter<? super Path> filter) {
+  Ext4DirectoryStream(Ext4NioFileSystem fs, Ext4Path dir, OpenFile open, Filter<? super Path> filter) {
     this.fs = fs;
     this.dir = dir;
-    this.ino = ino;
+    this.open = open;
     this.filter = filter;
   }
 
@@ -48,7 +51,7 @@ final class Ext4DirectoryStream implements DirectoryStream<Path> {
       private void fill() {
         while (ready.isEmpty() && !end && !closed) {
           try {
-            var page = fs.readdir(dir, ino, cookie);
+            var page = fs.readdir(open, dir, cookie);
             if (page.isEmpty()) {
               end = true;
               return;
@@ -58,7 +61,7 @@ final class Ext4DirectoryStream implements DirectoryStream<Path> {
               if (e.isDot()) {
                 continue;
               }
-              Path p = dir.resolve(e.nameString());
+              Path p = dir.resolve(Ext4Path.ofName(fs, e.name()));
               if (filter == null || filter.accept(p)) {
                 ready.add(p);
               }

@@ -26,6 +26,7 @@ import java.nio.channels.WritableByteChannel;
  * after the file system is closed.
  */
 final class Ext4FileChannel extends FileChannel {
+  private final Ext4NioFileSystem fs;
   private final OpenFile file;
   private final Ext4Path path;
   private final boolean readable;
@@ -35,8 +36,9 @@ final class Ext4FileChannel extends FileChannel {
   private final Runnable onClose;
   private long position; // guarded by this
 
-  Ext4FileChannel(OpenFile file, Ext4Path path, boolean readable, boolean writable, boolean append, FileLocks locks,
-      Runnable onClose) {
+  Ext4FileChannel(Ext4NioFileSystem fs, OpenFile file, Ext4Path path, boolean readable, boolean writable, boolean append,
+      FileLocks locks, Runnable onClose) {
+    this.fs = fs;
     this.file = file;
     this.path = path;
     this.readable = readable;
@@ -255,15 +257,25 @@ final class Ext4FileChannel extends FileChannel {
           + "): its changes could not reach the image; map READ_ONLY or PRIVATE");
     }
     checkRead();
-    if (at < 0 || size < 0 || size > Integer.MAX_VALUE) {
+    if (mode != MapMode.READ_ONLY && !writable) {
+      throw new NonWritableChannelException(); // as the JDK's: PRIVATE needs a channel open for writing
+    }
+    if (at < 0 || size < 0 || size > Integer.MAX_VALUE || at > Long.MAX_VALUE - size) {
       throw new IllegalArgumentException("map range " + at + "+" + size);
+    }
+    if (at + size > size()) { // as the JDK's: the file grows to the region's end, which needs a writable channel
+      if (!writable) {
+        throw new IOException("Channel not open for writing - cannot extend file to required size");
+      }
+      try {
+        file.truncate(at + size);
+      } catch (IOException e) {
+        throw fail(e);
+      }
     }
     java.nio.file.Path tmp = java.nio.file.Files.createTempFile("ext4j-map", ".bin");
     try (FileChannel out = FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
       transferTo(at, size, out);
-      if (out.size() < size) {
-        out.write(ByteBuffer.allocate(1), size - 1); // a region past the end reads as zeros
-      }
     }
     try (FileChannel in = FileChannel.open(tmp, java.nio.file.StandardOpenOption.READ,
         mode == MapMode.PRIVATE ? java.nio.file.StandardOpenOption.WRITE : java.nio.file.StandardOpenOption.READ)) {
@@ -306,6 +318,7 @@ final class Ext4FileChannel extends FileChannel {
     } catch (IOException e) {
       throw fail(e);
     } finally {
+      fs.untrack(this);
       onClose.run(); // DELETE_ON_CLOSE
     }
   }

@@ -68,7 +68,8 @@ final class Ext4FileStore extends FileStore {
 
   @Override
   public boolean supportsFileAttributeView(Class<? extends FileAttributeView> type) {
-    return type == BasicFileAttributeView.class || type == PosixFileAttributeView.class || type == FileOwnerAttributeView.class;
+    return type == BasicFileAttributeView.class || type == PosixFileAttributeView.class || type == FileOwnerAttributeView.class
+        || type == java.nio.file.attribute.UserDefinedFileAttributeView.class;
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.ext4j.nio;
 
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
-import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.vfs.AttrChange;
 import io.ext4j.fs.mkfs.MakeImage;
 import io.ext4j.fs.mkfs.Mkfs;
 import io.ext4j.fs.mkfs.MkfsParameters;
@@ -138,7 +138,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       if (!byUri) {
         throw new UnsupportedOperationException(path + " is not an ext4 image"); // the JDK tries the next provider
       }
-      throw new java.nio.file.ProviderNotFoundException(path + " is not an ext4 image");
+      throw new java.nio.file.FileSystemException(path.toString(), null,
+          "not an ext4 image (no ext4 superblock magic at byte 1080)");
     }
     Path real = path.toRealPath();
     if (open.containsKey(real)) {
@@ -175,6 +176,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     o.journal(j.build());
     Ext4NioFileSystem fs = new Ext4NioFileSystem(this, real, Ext4FileSystem.open(real, o.build()));
     open.put(real, fs);
+    fs.armShutdownHook();
     return fs;
   }
 
@@ -268,7 +270,12 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     MkfsParameters.Builder p = MkfsParameters.builder()
         .sizeBytes(env.containsKey("size") ? size(env.get("size"), "size") : 64L << 20);
     if (env.containsKey("blockSize")) {
-      p.blockSize((int) size(env.get("blockSize"), "blockSize"));
+      long b = size(env.get("blockSize"), "blockSize");
+      if (b != 1024 && b != 2048 && b != 4096) {
+        throw new IllegalArgumentException("option 'blockSize' must be 1024, 2048 or 4096 (what the kernel mounts), not '"
+            + env.get("blockSize") + "'");
+      }
+      p.blockSize((int) b);
     }
     MakeImage.make(path, p.build(), Mkfs.Identity.random(Instant.now()), null, null, false);
   }
@@ -325,12 +332,12 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
 
   @Override
   public DirectoryStream<Path> newDirectoryStream(Path dir, DirectoryStream.Filter<? super Path> filter) throws IOException {
-    return fsOf(dir).list(path(dir), filter);
+    return fsOf(dir).list(null, path(dir), path(dir), filter);
   }
 
   @Override
   public void createDirectory(Path dir, FileAttribute<?>... attrs) throws IOException {
-    fsOf(dir).createDirectory(path(dir), attrs);
+    fsOf(dir).createDirectory(null, path(dir), path(dir), attrs);
   }
 
   @Override
@@ -380,7 +387,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     if (!(path instanceof Ext4Path a) || !(path2 instanceof Ext4Path b) || a.getFileSystem() != b.getFileSystem()) {
       return false;
     }
-    return a.getFileSystem().stat(a).ino() == b.getFileSystem().stat(b).ino();
+    return a.getFileSystem().isSameFile(a, b);
   }
 
   @Override
@@ -431,15 +438,31 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     int colon = attributes.indexOf(':');
     String view = colon < 0 ? "basic" : attributes.substring(0, colon);
     String names = colon < 0 ? attributes : attributes.substring(colon + 1);
-    if (!Set.of("basic", "posix", "unix", "owner").contains(view)) {
-      throw new UnsupportedOperationException("attribute view '" + view + "' (basic, posix, unix, owner are supported)");
+    if (!Set.of("basic", "posix", "unix", "owner", "user").contains(view)) {
+      throw new UnsupportedOperationException("attribute view '" + view + "' (basic, posix, unix, owner, user are supported)");
     }
     return new String[] {view, names};
+  }
+
+  /** "user:a,b" or "user:*" as the JDK's: each name to its value's bytes. */
+  private static Map<String, Object> userAttributes(Ext4UserAttributeView v, String names) throws IOException {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (String n : names.split(",")) {
+      for (String name : n.equals("*") ? v.list() : java.util.List.of(n)) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.size(name));
+        v.read(name, b);
+        out.put(name, b.array());
+      }
+    }
+    return out;
   }
 
   @Override
   public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options) throws IOException {
     String[] vn = viewAndNames(attributes);
+    if (vn[0].equals("user")) {
+      return userAttributes(new Ext4UserAttributeView(fsOf(path), path(path), options), vn[1]);
+    }
     Map<String, Object> all = new Ext4FileAttributes(fsOf(path).stat(path(path), options)).asMap(vn[0]);
     if (vn[1].equals("*")) {
       return all;
@@ -461,6 +484,11 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   @SuppressWarnings("unchecked")
   public void setAttribute(Path path, String attribute, Object value, LinkOption... options) throws IOException {
     String[] vn = viewAndNames(attribute);
+    if (vn[0].equals("user")) {
+      java.nio.ByteBuffer b = value instanceof byte[] bytes ? java.nio.ByteBuffer.wrap(bytes) : ((java.nio.ByteBuffer) value).duplicate();
+      new Ext4UserAttributeView(fsOf(path), path(path), options).write(vn[1], b);
+      return;
+    }
     Ext4AttributeView v = new Ext4AttributeView(fsOf(path), path(path), vn[0], options);
     switch (vn[1]) {
       case "lastModifiedTime" -> v.setTimes((FileTime) value, null, null);
@@ -469,9 +497,9 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       case "permissions" -> v.setPermissions((Set<PosixFilePermission>) value);
       case "owner" -> v.setOwner((UserPrincipal) value);
       case "group" -> v.setGroup((GroupPrincipal) value);
-      case "mode" -> fsOf(path).setattr(path(path), SetAttributes.none().withMode((Integer) value & 07777), options);
-      case "uid" -> fsOf(path).setattr(path(path), SetAttributes.none().withOwner(((Number) value).longValue(), null), options);
-      case "gid" -> fsOf(path).setattr(path(path), SetAttributes.none().withOwner(null, ((Number) value).longValue()), options);
+      case "mode" -> fsOf(path).setattr(path(path), AttrChange.chmod((Integer) value & 07777), options);
+      case "uid" -> fsOf(path).setattr(path(path), AttrChange.chown(((Number) value).longValue(), null), options);
+      case "gid" -> fsOf(path).setattr(path(path), AttrChange.chown(null, ((Number) value).longValue()), options);
       default -> throw new IllegalArgumentException("'" + vn[1] + "' cannot be set in view '" + vn[0] + "'");
     }
   }

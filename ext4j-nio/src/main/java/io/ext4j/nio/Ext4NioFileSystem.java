@@ -1,19 +1,20 @@
 package io.ext4j.nio;
 
 import io.ext4j.fs.Attributes;
-import io.ext4j.fs.Caller;
 import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
-import io.ext4j.fs.PathWalker;
 import io.ext4j.fs.RenameMode;
-import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.vfs.AttrChange;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Permissions;
+import io.ext4j.fs.vfs.TimeSpec;
+import io.ext4j.fs.vfs.Vfs;
+import java.io.Closeable;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.AccessMode;
 import java.nio.file.ClosedFileSystemException;
 import java.nio.file.CopyOption;
 import java.nio.file.DirectoryNotEmptyException;
@@ -21,10 +22,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.FileSystem;
-import java.nio.file.FileSystemException;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
@@ -34,45 +32,65 @@ import java.nio.file.WatchService;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.UserPrincipalLookupService;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
  * An ext4 image opened through {@link Ext4FileSystemProvider}: the {@link java.nio.file.FileSystem}
- * over one {@link Ext4FileSystem} engine, and the place where NIO operations become engine calls —
- * paths resolved with the engine's {@link PathWalker}, errors translated by {@link NioErrors}. No
- * filesystem rule lives here: permissions, link counts, times and durability are the engine's.
- * Every operation runs as root ({@link Caller#ROOT}), as a JVM opening an image file has no other
- * identity to give.
+ * over one {@link Ext4FileSystem} engine. It translates, and does nothing else: an NIO call becomes
+ * one call of the engine's {@link Vfs} on the path's bytes ({@link Ext4Path#bytes()}), and the
+ * engine's errno becomes the JDK's exception ({@link NioErrors}). Path resolution, atomicity
+ * (O_CREAT, O_EXCL, rename's replace), permissions, privilege clearing, link counts, times and
+ * inode lifetime are the engine's. Every operation runs as root with umask 022
+ * ({@link Credentials#root()}), as a JVM opening an image file has no other identity to give; the
+ * JDK's default file system, run as root, is what it behaves like.
  *
  * <h2>Threads</h2>
- * Any thread may use it; the engine serializes what must be. {@link #close} waits for nothing:
- * operations that started before it may fail with {@link ClosedFileSystemException}.
+ * Any thread may use it; the engine serializes what must be. {@link #close} closes every channel and
+ * directory stream opened from it first; operations racing it may fail with
+ * {@link ClosedFileSystemException}.
  *
  * <h2>Durability</h2>
  * The engine's: what {@code force}, SYNC/DSYNC writes or {@link #close} made durable survives a
- * crash; {@code close} checkpoints and leaves an image {@code e2fsck -fn} finds clean.
+ * crash; {@code close} checkpoints and leaves an image {@code e2fsck -fn} finds clean. A file system
+ * still open when the JVM exits is closed by a shutdown hook.
  */
 final class Ext4NioFileSystem extends FileSystem {
-  private static final int DEFAULT_FILE_MODE = 0644; // 0666 under the usual umask 022
-  private static final int DEFAULT_DIR_MODE = 0755;
+  private static final int DEFAULT_FILE_MODE = 0666; // less the umask, as open(2) takes it
+  private static final int DEFAULT_DIR_MODE = 0777;
+  private static final int PAGE = 128; // directory entries read per engine call
 
   private final Ext4FileSystemProvider provider;
   private final Path image;
   private final Ext4FileSystem engine;
-  private final PathWalker walker;
+  private final Vfs vfs;
+  private final Credentials creds = Credentials.root();
   private final FileLocks locks = new FileLocks();
-  private final List<Ext4WatchService> watchers = new java.util.concurrent.CopyOnWriteArrayList<>(); // closed with the file system
+  private final Set<Closeable> opened = ConcurrentHashMap.newKeySet(); // channels, streams, watch services: closed with the file system
+  private final Thread shutdownHook = Thread.ofPlatform().name("ext4j-nio-shutdown").unstarted(this::closeAtExit);
   private volatile boolean open = true; // written by close, read by every operation
 
   Ext4NioFileSystem(Ext4FileSystemProvider provider, Path image, Ext4FileSystem engine) {
     this.provider = provider;
     this.image = image;
     this.engine = engine;
-    this.walker = new PathWalker(engine);
+    this.vfs = engine.vfs();
+  }
+
+  /** Closes this file system when the JVM exits with it open (called once, by the provider). */
+  void armShutdownHook() {
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+  }
+
+  private void closeAtExit() {
+    try {
+      close();
+    } catch (IOException | RuntimeException e) {
+      System.err.println("ext4j: closing " + image + " at exit: " + e.getMessage());
+    }
   }
 
   /** The image file this file system is on (absolute, real). */
@@ -81,10 +99,20 @@ final class Ext4NioFileSystem extends FileSystem {
   }
 
   Ext4FileSystem engine() {
+    ensureOpen();
     return engine;
   }
 
-  private void ensureOpen() {
+  Vfs vfs() {
+    ensureOpen();
+    return vfs;
+  }
+
+  Credentials creds() {
+    return creds;
+  }
+
+  void ensureOpen() {
     if (!open) {
       throw new ClosedFileSystemException();
     }
@@ -102,6 +130,25 @@ final class Ext4NioFileSystem extends FileSystem {
     }
   }
 
+  /** Registers a channel, stream or watch service to be closed with this file system. */
+  <T extends Closeable> T track(T c) {
+    opened.add(c);
+    if (!open) { // closed meanwhile: close() may have missed it
+      opened.remove(c);
+      try {
+        c.close();
+      } catch (IOException e) {
+        // it was opened on a file system that is closed: the exception below is what counts
+      }
+      throw new ClosedFileSystemException();
+    }
+    return c;
+  }
+
+  void untrack(Closeable c) {
+    opened.remove(c);
+  }
+
   // ------------------------------------------------------------------ FileSystem
 
   @Override
@@ -115,13 +162,29 @@ final class Ext4NioFileSystem extends FileSystem {
       return;
     }
     open = false;
-    for (Ext4WatchService w : watchers) {
-      w.close();
+    IOException first = null;
+    for (Closeable c : List.copyOf(opened)) {
+      try {
+        c.close();
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
     }
+    opened.clear();
     try {
       engine.close();
     } finally {
       provider.closed(this);
+      if (Thread.currentThread() != shutdownHook) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException exiting) {
+          // the JVM is shutting down: the hook runs and finds this closed
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -195,45 +258,45 @@ final class Ext4NioFileSystem extends FileSystem {
   @Override
   public WatchService newWatchService() {
     ensureOpen();
-    Ext4WatchService w = new Ext4WatchService(this);
-    watchers.add(w);
-    return w;
+    return track(new Ext4WatchService(this));
   }
 
   // ------------------------------------------------------------------ operations (the provider's)
 
-  /** FOLLOW unless {@code options} hold NOFOLLOW_LINKS. */
-  static PathWalker.Follow follow(LinkOption... options) {
+  /** Whether {@code options} follow a final symbolic link (no NOFOLLOW_LINKS). */
+  static boolean follows(LinkOption... options) {
     for (LinkOption o : options) {
       if (o == LinkOption.NOFOLLOW_LINKS) {
-        return PathWalker.Follow.NO_FOLLOW;
+        return false;
       }
     }
-    return PathWalker.Follow.FOLLOW;
+    return true;
+  }
+
+  /** stat (or lstat) of {@code p}, from {@code dirfd} when relative (null: the root). */
+  Attributes stat(OpenFile dirfd, Ext4Path p, Object shown, LinkOption... options) throws IOException {
+    try {
+      return vfs().statat(dirfd, p.bytes(), follows(options), creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
   }
 
   Attributes stat(Ext4Path p, LinkOption... options) throws IOException {
-    ensureOpen();
-    try {
-      return walker.resolve(p.walkPath(), follow(options));
-    } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
-    }
+    return stat(null, p, p, options);
   }
 
-  private Attributes statIfExists(Ext4Path p, PathWalker.Follow f) throws IOException {
+  /** {@link #stat} that gives null for a name that does not exist. */
+  Attributes statIfExists(OpenFile dirfd, Ext4Path p, Object shown, LinkOption... options) throws IOException {
     try {
-      return walker.resolveIfExists(p.walkPath(), f);
+      return vfs().statat(dirfd, p.bytes(), follows(options), creds);
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.ENOENT) {
+        return null;
+      }
+      throw NioErrors.translate(e, shown, null);
     } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
-    }
-  }
-
-  private PathWalker.Parent parent(Ext4Path p) throws IOException {
-    try {
-      return walker.parent(p.walkPath());
-    } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
+      throw NioErrors.translate(e, shown, null);
     }
   }
 
@@ -249,32 +312,18 @@ final class Ext4NioFileSystem extends FileSystem {
     return dflt;
   }
 
-  /** Where {@link #open} finds, or makes, the file it opens. */
-  interface Locator {
-    /** The file, or null when there is none. */
-    Attributes find(PathWalker.Follow follow) throws IOException;
-
-    /** Creates it with {@code mode}; returns the inode. */
-    long create(int mode) throws IOException;
-  }
-
   Ext4FileChannel open(Ext4Path p, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
-    return open(p, options, attrs, new Locator() {
-      @Override
-      public Attributes find(PathWalker.Follow follow) throws IOException {
-        return statIfExists(p, follow);
-      }
-
-      @Override
-      public long create(int mode) throws IOException {
-        PathWalker.Parent at = parent(p);
-        return engine.create(at.dir(), at.name(), mode, Caller.ROOT).ino();
-      }
-    });
+    return open(null, p, p, options, attrs);
   }
 
-  /** Opens the file {@code where} finds, as {@code Files.newByteChannel} opens a path ({@code p} names it in messages). */
-  Ext4FileChannel open(Ext4Path p, Set<? extends OpenOption> options, FileAttribute<?>[] attrs, Locator where) throws IOException {
+  /**
+   * Opens {@code p} (from {@code dirfd} when relative) as {@code Files.newByteChannel} does: the
+   * options become open(2)'s flags and the engine's openat does the rest in one call (CREATE and
+   * CREATE_NEW are O_CREAT and O_CREAT|O_EXCL, TRUNCATE_EXISTING O_TRUNC; without WRITE they are
+   * ignored, as the JDK ignores them). {@code shown} names it in messages.
+   */
+  Ext4FileChannel open(OpenFile dirfd, Ext4Path p, Ext4Path shown, Set<? extends OpenOption> options, FileAttribute<?>[] attrs)
+      throws IOException {
     ensureOpen();
     boolean read = options.contains(StandardOpenOption.READ);
     boolean append = options.contains(StandardOpenOption.APPEND);
@@ -288,22 +337,28 @@ final class Ext4NioFileSystem extends FileSystem {
     if (append && options.contains(StandardOpenOption.TRUNCATE_EXISTING)) {
       throw new IllegalArgumentException("APPEND + TRUNCATE_EXISTING not allowed");
     }
-    boolean createNew = write && options.contains(StandardOpenOption.CREATE_NEW);
-    boolean create = write && (createNew || options.contains(StandardOpenOption.CREATE));
-    boolean deleteOnClose = options.contains(StandardOpenOption.DELETE_ON_CLOSE);
-    if (write) {
-      ensureWritable();
-    }
-    PathWalker.Follow f = options.contains(LinkOption.NOFOLLOW_LINKS) ? PathWalker.Follow.NO_FOLLOW : PathWalker.Follow.FOLLOW;
     EnumSet<OpenFlag> flags = EnumSet.noneOf(OpenFlag.class);
     if (read) {
       flags.add(OpenFlag.READ);
     }
     if (write) {
+      ensureWritable();
       flags.add(OpenFlag.WRITE);
+      if (options.contains(StandardOpenOption.CREATE_NEW)) {
+        flags.add(OpenFlag.CREATE);
+        flags.add(OpenFlag.EXCLUSIVE);
+      } else if (options.contains(StandardOpenOption.CREATE)) {
+        flags.add(OpenFlag.CREATE);
+      }
+      if (options.contains(StandardOpenOption.TRUNCATE_EXISTING)) {
+        flags.add(OpenFlag.TRUNCATE);
+      }
     }
     if (append) {
       flags.add(OpenFlag.APPEND);
+    }
+    if (options.contains(LinkOption.NOFOLLOW_LINKS)) {
+      flags.add(OpenFlag.NOFOLLOW);
     }
     if (options.contains(StandardOpenOption.SYNC)) {
       flags.add(OpenFlag.SYNC);
@@ -316,48 +371,68 @@ final class Ext4NioFileSystem extends FileSystem {
         flags.add(OpenFlag.DIRECT);
       }
     }
+    OpenFile file;
     try {
-      long ino;
-      Attributes found = createNew ? null : where.find(f);
-      if (found == null && create) {
-        ino = where.create(modeOf(attrs, DEFAULT_FILE_MODE));
-      } else if (found == null) {
-        throw new NoSuchFileException(p.toString());
-      } else {
-        if (found.isDirectory() && write) {
-          throw new FileSystemException(p.toString(), null, "is a directory");
-        }
-        ino = found.ino();
-      }
-      OpenFile file = engine.open(ino, flags, Caller.ROOT);
-      if (write && options.contains(StandardOpenOption.TRUNCATE_EXISTING) && file.size() > 0) {
-        file.truncate(0);
-      }
-      Runnable onClose = deleteOnClose ? () -> deleteQuietly(p) : () -> { };
-      return new Ext4FileChannel(file, p, read, write, append, locks, onClose);
+      file = vfs().openat(dirfd, p.bytes(), flags, modeOf(attrs, DEFAULT_FILE_MODE), creds);
     } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
+      throw NioErrors.translate(e, shown, null);
     }
+    Ext4Path absolute = shown.toAbsolutePath();
+    Runnable onClose = options.contains(StandardOpenOption.DELETE_ON_CLOSE) ? () -> deleteQuietly(absolute) : () -> { };
+    return track(new Ext4FileChannel(this, file, shown, read, write, append, locks, onClose));
   }
 
   /** DELETE_ON_CLOSE's delete: best effort, as the JDK's (the name may have gone or changed meanwhile). */
   private void deleteQuietly(Ext4Path p) {
     try {
       if (open) {
-        delete(p);
+        delete(null, p, p);
       }
     } catch (IOException | RuntimeException e) {
       // the JDK's DELETE_ON_CLOSE is best effort too: the file may already be gone
     }
   }
 
-  void createDirectory(Ext4Path p, FileAttribute<?>... attrs) throws IOException {
-    ensureWritable();
-    PathWalker.Parent at = parent(p);
+  /** Opens directory {@code p} (from {@code dirfd} when relative) for listing and for *at calls. */
+  OpenFile openDirectory(OpenFile dirfd, Ext4Path p, Object shown, LinkOption... options) throws IOException {
+    EnumSet<OpenFlag> flags = EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY);
+    if (!follows(options)) {
+      flags.add(OpenFlag.NOFOLLOW);
+    }
     try {
-      engine.mkdir(at.dir(), at.name(), modeOf(attrs, DEFAULT_DIR_MODE), Caller.ROOT);
+      return vfs().openat(dirfd, p.bytes(), flags, 0, creds);
     } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  /** The entries of directory {@code dir} (from {@code dirfd} when relative) as paths under {@code shown}. */
+  Ext4SecureDirectoryStream list(OpenFile dirfd, Ext4Path dir, Ext4Path shown, DirectoryStream.Filter<? super Path> filter,
+      LinkOption... options) throws IOException {
+    OpenFile d = openDirectory(dirfd, dir, shown, options);
+    try {
+      return track(new Ext4SecureDirectoryStream(this, shown, d, filter));
+    } catch (RuntimeException e) {
+      d.close();
+      throw e;
+    }
+  }
+
+  /** One page of entries of the open directory {@code dir} from {@code cookie}, "." and ".." included. */
+  List<DirEntry> readdir(OpenFile dir, Object shown, long cookie) throws IOException {
+    try {
+      return vfs().readdir(dir, cookie, PAGE);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  void createDirectory(OpenFile dirfd, Ext4Path p, Object shown, FileAttribute<?>... attrs) throws IOException {
+    ensureWritable();
+    try {
+      vfs().mkdirat(dirfd, p.bytes(), modeOf(attrs, DEFAULT_DIR_MODE), creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
     }
   }
 
@@ -366,9 +441,9 @@ final class Ext4NioFileSystem extends FileSystem {
     if (attrs.length > 0) {
       throw new UnsupportedOperationException("initial attributes of a symbolic link");
     }
-    PathWalker.Parent at = parent(link);
+    byte[] to = target instanceof Ext4Path t ? t.bytes() : Ext4Path.parse(this, target.toString()).bytes();
     try {
-      engine.symlink(at.dir(), at.name(), target.toString().getBytes(StandardCharsets.UTF_8), Caller.ROOT);
+      vfs().symlinkat(to, null, link.bytes(), creds);
     } catch (IOException e) {
       throw NioErrors.translate(e, link, target);
     }
@@ -376,74 +451,124 @@ final class Ext4NioFileSystem extends FileSystem {
 
   void createLink(Ext4Path link, Ext4Path existing) throws IOException {
     ensureWritable();
-    Attributes target = stat(existing, LinkOption.NOFOLLOW_LINKS);
-    PathWalker.Parent at = parent(link);
     try {
-      engine.link(target.ino(), at.dir(), at.name());
+      vfs().linkat(null, existing.bytes(), null, link.bytes(), false, creds); // link(2) does not follow
     } catch (IOException e) {
       throw NioErrors.translate(e, link, existing);
     }
   }
 
   Ext4Path readSymbolicLink(Ext4Path link) throws IOException {
-    Attributes a = stat(link, LinkOption.NOFOLLOW_LINKS);
-    if (!a.isSymlink()) {
-      throw NioErrors.notLink(link);
-    }
     try {
-      return getPath(new String(engine.readlink(a.ino()), StandardCharsets.UTF_8));
+      return Ext4Path.parse(this, vfs().readlinkat(null, link.bytes(), creds));
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.EINVAL) {
+        throw NioErrors.notLink(link);
+      }
+      throw NioErrors.translate(e, link, null);
     } catch (IOException e) {
       throw NioErrors.translate(e, link, null);
     }
   }
 
   void delete(Ext4Path p) throws IOException {
+    delete(null, p, p);
+  }
+
+  /** unlink, or rmdir where {@code p} names a directory, as {@code Files.delete}. */
+  void delete(OpenFile dirfd, Ext4Path p, Object shown) throws IOException {
     ensureWritable();
-    Attributes a = stat(p, LinkOption.NOFOLLOW_LINKS);
-    PathWalker.Parent at = parent(p);
     try {
-      if (a.isDirectory()) {
-        engine.rmdir(at.dir(), at.name());
-      } else {
-        engine.unlink(at.dir(), at.name());
+      try {
+        vfs().unlinkat(dirfd, p.bytes(), false, creds);
+      } catch (Ext4Exception e) {
+        if (e.errno() != Errno.EISDIR) {
+          throw e;
+        }
+        vfs().unlinkat(dirfd, p.bytes(), true, creds);
       }
     } catch (IOException e) {
-      throw NioErrors.translate(e, p, null);
+      throw NioErrors.translate(e, shown, null);
     }
   }
 
+  /** unlink ({@code directory} false) or rmdir of exactly that kind, as SecureDirectoryStream's delete calls. */
+  void remove(OpenFile dirfd, Ext4Path p, Object shown, boolean directory) throws IOException {
+    ensureWritable();
+    try {
+      vfs().unlinkat(dirfd, p.bytes(), directory, creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  /**
+   * {@code Files.move}: rename(2), replacing the target only with REPLACE_EXISTING. As the JDK, a
+   * non-atomic replace of a directory by a file or a file by a directory removes the target first;
+   * ATOMIC_MOVE is rename(2) alone, with its rules.
+   */
   void move(Ext4Path from, Ext4Path to, CopyOption... options) throws IOException {
     ensureWritable();
     boolean replace = false;
+    boolean atomic = false;
     for (CopyOption o : options) {
       if (o == StandardCopyOption.REPLACE_EXISTING) {
         replace = true;
-      } else if (o != StandardCopyOption.ATOMIC_MOVE && o != LinkOption.NOFOLLOW_LINKS && o != StandardCopyOption.COPY_ATTRIBUTES) {
+      } else if (o == StandardCopyOption.ATOMIC_MOVE) {
+        atomic = true;
+      } else if (o != LinkOption.NOFOLLOW_LINKS && o != StandardCopyOption.COPY_ATTRIBUTES) {
         throw new UnsupportedOperationException("copy option " + o);
       }
     }
-    Attributes src = stat(from, LinkOption.NOFOLLOW_LINKS);
-    Attributes dst = statIfExists(to, PathWalker.Follow.NO_FOLLOW);
-    if (dst != null && dst.ino() == src.ino()) {
-      return; // the same file: nothing to do, as Files.move says
-    }
-    if (dst != null && !replace) {
-      throw new FileAlreadyExistsException(to.toString());
-    }
-    PathWalker.Parent a = parent(from);
-    PathWalker.Parent b = parent(to);
+    rename(null, from, from, null, to, to, replace || atomic, atomic);
+  }
+
+  /** rename from {@code olddir}/{@code from} to {@code newdir}/{@code to} (null dirs: the root). */
+  void rename(OpenFile olddir, Ext4Path from, Object fromShown, OpenFile newdir, Ext4Path to, Object toShown, boolean replace,
+      boolean atomic) throws IOException {
+    ensureWritable();
     try {
-      engine.rename(a.dir(), a.name(), b.dir(), b.name(), replace ? RenameMode.REPLACE : RenameMode.NOREPLACE);
-    } catch (Ext4Exception e) {
-      if (e.errno() == io.ext4j.fs.Errno.ENOTEMPTY) {
-        throw new DirectoryNotEmptyException(to.toString());
+      try {
+        vfs().renameat(olddir, from.bytes(), newdir, to.bytes(), replace ? RenameMode.REPLACE : RenameMode.NOREPLACE, creds);
+      } catch (Ext4Exception e) {
+        if (e.errno() == Errno.EEXIST && !replace) {
+          Attributes a = statIfExists(olddir, from, fromShown, LinkOption.NOFOLLOW_LINKS);
+          Attributes b = statIfExists(newdir, to, toShown, LinkOption.NOFOLLOW_LINKS);
+          if (a != null && b != null && a.ino() == b.ino()) {
+            return; // the same file: nothing to do, as Files.move says
+          }
+          throw new FileAlreadyExistsException(toShown.toString());
+        }
+        if (atomic || (e.errno() != Errno.ENOTDIR && e.errno() != Errno.EISDIR)) {
+          throw e;
+        }
+        Attributes a = statIfExists(olddir, from, fromShown, LinkOption.NOFOLLOW_LINKS);
+        Attributes b = statIfExists(newdir, to, toShown, LinkOption.NOFOLLOW_LINKS);
+        if (a == null || b == null || a.isDirectory() == b.isDirectory()) {
+          throw e; // not a file replaced by a directory, or the reverse
+        }
+        if (b.isDirectory()) {
+          vfs().unlinkat(newdir, to.bytes(), true, creds);
+        } else {
+          vfs().unlinkat(newdir, to.bytes(), false, creds);
+        }
+        vfs().renameat(olddir, from.bytes(), newdir, to.bytes(), RenameMode.NOREPLACE, creds);
       }
-      throw NioErrors.translate(e, from, to);
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.ENOTEMPTY || e.errno() == Errno.EEXIST && replace) {
+        throw new DirectoryNotEmptyException(toShown.toString());
+      }
+      throw NioErrors.translate(e, fromShown, toShown);
     } catch (IOException e) {
-      throw NioErrors.translate(e, from, to);
+      throw NioErrors.translate(e, fromShown, toShown);
     }
   }
 
+  /**
+   * {@code Files.copy} within this file system, as the JDK's copies: the target is made with the
+   * source's permission bits (less the umask); COPY_ATTRIBUTES adds the owner, the whole mode, the
+   * times and the extended attributes; NOFOLLOW_LINKS copies a link as a link.
+   */
   void copy(Ext4Path from, Ext4Path to, CopyOption... options) throws IOException {
     ensureWritable();
     boolean replace = false;
@@ -461,7 +586,7 @@ final class Ext4NioFileSystem extends FileSystem {
       }
     }
     Attributes src = stat(from, follow);
-    Attributes dst = statIfExists(to, PathWalker.Follow.NO_FOLLOW);
+    Attributes dst = statIfExists(null, to, to, LinkOption.NOFOLLOW_LINKS);
     if (dst != null) {
       if (dst.ino() == src.ino()) {
         return;
@@ -473,96 +598,121 @@ final class Ext4NioFileSystem extends FileSystem {
     }
     int perms = src.mode() & 07777;
     if (src.isDirectory()) {
-      createDirectory(to);
+      createDirectory(null, to, to, permissions(perms));
     } else if (src.isSymlink()) {
       createSymbolicLink(to, readSymbolicLink(from));
     } else if (src.isRegularFile()) {
       try (Ext4FileChannel in = open(from, Set.of(StandardOpenOption.READ));
-          Ext4FileChannel out = open(to, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
+          Ext4FileChannel out = open(null, to, to, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW),
+              new FileAttribute<?>[] {permissions(perms)})) {
         in.transferTo(0, Long.MAX_VALUE, out); // to the end of the file
       }
     } else {
       throw new UnsupportedOperationException("copying a special file (" + from + ")");
     }
-    if (attributes && !src.isSymlink()) {
-      setattr(to, SetAttributes.none().withMode(perms).withTimes(src.atime(), src.mtime()));
+    if (attributes) {
+      copyAttributes(from, src, to, follow);
     }
   }
 
-  void setattr(Ext4Path p, SetAttributes change, LinkOption... options) throws IOException {
-    ensureWritable();
-    Attributes a = stat(p, options);
+  private void copyAttributes(Ext4Path from, Attributes src, Ext4Path to, LinkOption[] follow) throws IOException {
     try {
-      engine.setattr(a.ino(), change);
+      byte[] f = from.bytes();
+      byte[] t = to.bytes();
+      boolean link = src.isSymlink();
+      for (String name : vfs().listxattrat(null, f, !link, creds)) {
+        vfs().setxattrat(null, t, false, name, vfs().getxattrat(null, f, !link, name, creds), 0, creds);
+      }
+      AttrChange c = AttrChange.chown(src.uid(), src.gid());
+      if (!link) {
+        c = c.withMode(src.mode() & 07777);
+      }
+      vfs().setattrat(null, t, false, c.withTimes(TimeSpec.at(src.atime()), TimeSpec.at(src.mtime())), creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, to, from);
+    }
+  }
+
+  /** chmod, chown, utimensat of {@code p} (from {@code dirfd} when relative). */
+  void setattr(OpenFile dirfd, Ext4Path p, Object shown, AttrChange change, LinkOption... options) throws IOException {
+    ensureWritable();
+    try {
+      vfs().setattrat(dirfd, p.bytes(), follows(options), change, creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  void setattr(Ext4Path p, AttrChange change, LinkOption... options) throws IOException {
+    setattr(null, p, p, change, options);
+  }
+
+  /** faccessat(2); WRITE on a read-only file system is EROFS, as the JDK's. */
+  void checkAccess(Ext4Path p, java.nio.file.AccessMode... modes) throws IOException {
+    int mask = 0;
+    for (java.nio.file.AccessMode m : modes) {
+      mask |= switch (m) {
+        case READ -> Permissions.MAY_READ;
+        case WRITE -> Permissions.MAY_WRITE;
+        case EXECUTE -> Permissions.MAY_EXEC;
+      };
+    }
+    try {
+      vfs().accessat(null, p.bytes(), mask, true, creds);
     } catch (IOException e) {
       throw NioErrors.translate(e, p, null);
     }
   }
 
-  void checkAccess(Ext4Path p, AccessMode... modes) throws IOException {
-    Attributes a = stat(p);
-    for (AccessMode m : modes) {
-      if (m == AccessMode.WRITE && engine.isReadOnly()) {
-        throw new AccessDeniedException(p.toString(), null, "read-only file system");
-      }
-      if (m == AccessMode.EXECUTE && !a.isDirectory() && (a.mode() & 0111) == 0) {
-        throw new AccessDeniedException(p.toString(), null, "no execute permission");
-      }
-    }
-  }
-
-  /** The entries of directory {@code dir} as paths under it, read a page at a time. */
-  DirectoryStream<Path> list(Ext4Path dir, DirectoryStream.Filter<? super Path> filter, LinkOption... options) throws IOException {
-    Attributes a = stat(dir, options);
-    if (!a.isDirectory()) {
-      throw new NotDirectoryException(dir.toString());
-    }
-    return new Ext4SecureDirectoryStream(this, dir, a.ino(), new Ext4DirectoryStream(this, dir, a.ino(), filter));
-  }
-
-  /** One page of entries of inode {@code ino} from {@code cookie}, "." and ".." left out. */
-  List<DirEntry> readdir(Ext4Path dir, long ino, long cookie) throws IOException {
-    ensureOpen();
-    try {
-      return engine.readdir(ino, cookie, 128);
-    } catch (IOException e) {
-      throw NioErrors.translate(e, dir, null);
-    }
-  }
-
   Ext4Path realPath(Ext4Path p, LinkOption... options) throws IOException {
-    Ext4Path abs = p.toAbsolutePath().normalize();
-    stat(abs, options);
-    if (follow(options) == PathWalker.Follow.NO_FOLLOW) {
-      return abs;
+    try {
+      return Ext4Path.parse(this, vfs().realpath(null, p.toAbsolutePath().bytes(), follows(options), creds));
+    } catch (IOException e) {
+      throw NioErrors.translate(e, p, null);
     }
-    Ext4Path out = abs.getRoot();
-    List<String> todo = new ArrayList<>();
-    for (Path n : abs) {
-      todo.add(n.toString());
+  }
+
+  /** getxattr of {@code p} (from {@code dirfd} when relative). */
+  byte[] getxattr(OpenFile dirfd, Ext4Path p, Object shown, String name, LinkOption... options) throws IOException {
+    try {
+      return vfs().getxattrat(dirfd, p.bytes(), follows(options), name, creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
     }
-    int links = 0;
-    while (!todo.isEmpty()) {
-      Ext4Path next = out.resolve(getPath(todo.removeFirst()));
-      Attributes a = stat(next, LinkOption.NOFOLLOW_LINKS);
-      if (a.isSymlink()) {
-        if (++links > PathWalker.MAX_SYMLINKS) {
-          throw new java.nio.file.FileSystemLoopException(p.toString());
-        }
-        Ext4Path target = readSymbolicLink(next);
-        List<String> rest = new ArrayList<>();
-        for (Path n : target) {
-          rest.add(n.toString());
-        }
-        rest.addAll(todo);
-        todo = rest;
-        if (target.isAbsolute()) {
-          out = out.getRoot();
-        }
-        continue;
-      }
-      out = next.normalize();
+  }
+
+  void setxattr(OpenFile dirfd, Ext4Path p, Object shown, String name, byte[] value, LinkOption... options) throws IOException {
+    ensureWritable();
+    try {
+      vfs().setxattrat(dirfd, p.bytes(), follows(options), name, value, 0, creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
     }
-    return out.normalize();
+  }
+
+  List<String> listxattr(OpenFile dirfd, Ext4Path p, Object shown, LinkOption... options) throws IOException {
+    try {
+      return vfs().listxattrat(dirfd, p.bytes(), follows(options), creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  void removexattr(OpenFile dirfd, Ext4Path p, Object shown, String name, LinkOption... options) throws IOException {
+    ensureWritable();
+    try {
+      vfs().removexattrat(dirfd, p.bytes(), follows(options), name, creds);
+    } catch (IOException e) {
+      throw NioErrors.translate(e, shown, null);
+    }
+  }
+
+  private static FileAttribute<Set<PosixFilePermission>> permissions(int mode) {
+    return java.nio.file.attribute.PosixFilePermissions.asFileAttribute(Ext4FileAttributes.permissions(mode & 0777));
+  }
+
+  /** Whether two paths name the same inode. */
+  boolean isSameFile(Ext4Path a, Ext4Path b) throws IOException {
+    return stat(a).ino() == stat(b).ino();
   }
 }

@@ -1,6 +1,14 @@
 package io.ext4j.nio;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.FileSystem;
@@ -17,17 +25,23 @@ import java.util.Objects;
 
 /**
  * A path of an {@link Ext4NioFileSystem}: Unix syntax, {@code '/'} between names, absolute when it
- * starts with {@code '/'}. Kept as its names with redundant and trailing slashes removed, as
- * {@code UnixPath} keeps them; {@code "."} and {@code ".."} stay until {@link #normalize}. Names are
- * Java strings, stored on disk as their UTF-8 bytes. Relative paths resolve against the root (an
- * image has no working directory). Immutable.
+ * starts with {@code '/'}. Kept as its names' bytes, as {@code UnixPath} keeps them: a name read
+ * from a directory keeps the bytes it has on disk whatever they are, so a listing's paths walk,
+ * read and delete what they name even when they are not UTF-8; a name given as a Java string is
+ * its UTF-8 encoding, and a string that has none (a lone surrogate) is an
+ * {@link InvalidPathException}. Redundant and trailing slashes are removed; {@code "."} and
+ * {@code ".."} stay until {@link #normalize}. Relative paths resolve against the root (an image
+ * has no working directory). Immutable.
  */
 final class Ext4Path implements Path {
+  private static final byte[] DOT = {'.'};
+  private static final byte[] DOTDOT = {'.', '.'};
+
   private final Ext4NioFileSystem fs;
   private final boolean absolute;
-  private final String[] names; // never empty strings, except the single name of the empty path
+  private final byte[][] names; // never empty, except the single name of the empty path; never mutated
 
-  private Ext4Path(Ext4NioFileSystem fs, boolean absolute, String[] names) {
+  private Ext4Path(Ext4NioFileSystem fs, boolean absolute, byte[][] names) {
     this.fs = fs;
     this.absolute = absolute;
     this.names = names;
@@ -36,39 +50,97 @@ final class Ext4Path implements Path {
   /** Parses {@code path} (the pieces of {@code getPath(first, more…)} joined with '/'). */
   static Ext4Path parse(Ext4NioFileSystem fs, String path) {
     if (path.indexOf('\0') >= 0) {
-      throw new java.nio.file.InvalidPathException(path, "a name cannot hold NUL");
+      throw new InvalidPathException(path, "a name cannot hold NUL");
     }
-    boolean abs = path.startsWith("/");
-    List<String> parts = new ArrayList<>();
-    for (String p : path.split("/")) {
-      if (!p.isEmpty()) {
-        parts.add(p);
+    return parse(fs, encode(path));
+  }
+
+  /** The path whose bytes are {@code path} ('/' between names), as a symbolic link holds one. */
+  static Ext4Path parse(Ext4NioFileSystem fs, byte[] path) {
+    boolean abs = path.length > 0 && path[0] == '/';
+    List<byte[]> parts = new ArrayList<>();
+    int i = 0;
+    while (i < path.length) {
+      int j = i;
+      while (j < path.length && path[j] != '/') {
+        j++;
       }
+      if (j > i) {
+        parts.add(Arrays.copyOfRange(path, i, j));
+      }
+      i = j + 1;
     }
-    if (!abs && parts.isEmpty()) {
-      return new Ext4Path(fs, false, new String[] {""});
+    return of(fs, abs, parts);
+  }
+
+  /** The single-name relative path of {@code name} (an entry read from a directory). */
+  static Ext4Path ofName(Ext4NioFileSystem fs, byte[] name) {
+    return new Ext4Path(fs, false, new byte[][] {name.clone()});
+  }
+
+  /** {@code s} as UTF-8, or InvalidPathException when it has no encoding. */
+  private static byte[] encode(String s) {
+    CharsetEncoder e = StandardCharsets.UTF_8.newEncoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    try {
+      ByteBuffer b = e.encode(CharBuffer.wrap(s));
+      byte[] out = new byte[b.remaining()];
+      b.get(out);
+      return out;
+    } catch (CharacterCodingException x) {
+      throw new InvalidPathException(s, "the name cannot be encoded as UTF-8");
     }
-    return new Ext4Path(fs, abs, parts.toArray(String[]::new));
+  }
+
+  private static String decode(byte[] name) {
+    return new String(name, StandardCharsets.UTF_8); // as UnixPath shows bytes that are not UTF-8: replaced
   }
 
   private boolean isEmptyPath() {
-    return !absolute && names.length == 1 && names[0].isEmpty();
+    return !absolute && names.length == 1 && names[0].length == 0;
   }
 
-  private Ext4Path of(boolean abs, List<String> parts) {
+  private static Ext4Path of(Ext4NioFileSystem fs, boolean abs, List<byte[]> parts) {
     if (!abs && parts.isEmpty()) {
-      return new Ext4Path(fs, false, new String[] {""});
+      return new Ext4Path(fs, false, new byte[][] {new byte[0]});
     }
-    return new Ext4Path(fs, abs, parts.toArray(String[]::new));
+    return new Ext4Path(fs, abs, parts.toArray(byte[][]::new));
   }
 
-  private List<String> nameList() {
+  private Ext4Path of(boolean abs, List<byte[]> parts) {
+    return of(fs, abs, parts);
+  }
+
+  private List<byte[]> nameList() {
     return isEmptyPath() ? List.of() : Arrays.asList(names);
   }
 
-  /** The names from the root, for the engine's path walk (a relative path is taken from the root). */
-  String walkPath() {
-    return "/" + String.join("/", nameList());
+  /**
+   * The path's bytes as the VFS resolves them: "/a/b" for an absolute path, "a/b" for a relative
+   * one (resolved from the directory a call names, the root by default), "." for the empty path.
+   */
+  byte[] bytes() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (absolute) {
+      out.write('/');
+    }
+    List<byte[]> parts = nameList();
+    for (int i = 0; i < parts.size(); i++) {
+      if (i > 0) {
+        out.write('/');
+      }
+      out.writeBytes(parts.get(i));
+    }
+    if (out.size() == 0) {
+      out.write('.');
+    }
+    return out.toByteArray();
+  }
+
+  /** The last name's bytes (empty for the root). */
+  byte[] lastName() {
+    return names.length == 0 ? new byte[0] : names[names.length - 1].clone();
   }
 
   /** {@code other} as an ext4 path, or ProviderMismatchException. */
@@ -91,7 +163,7 @@ final class Ext4Path implements Path {
 
   @Override
   public Ext4Path getRoot() {
-    return absolute ? new Ext4Path(fs, true, new String[0]) : null;
+    return absolute ? new Ext4Path(fs, true, new byte[0][]) : null;
   }
 
   @Override
@@ -102,7 +174,7 @@ final class Ext4Path implements Path {
     if (isEmptyPath()) {
       return this;
     }
-    return new Ext4Path(fs, false, new String[] {names[names.length - 1]});
+    return new Ext4Path(fs, false, new byte[][] {names[names.length - 1]});
   }
 
   @Override
@@ -126,7 +198,7 @@ final class Ext4Path implements Path {
     if (index < 0 || index >= names.length) {
       throw new IllegalArgumentException("name " + index + " of a path of " + names.length);
     }
-    return new Ext4Path(fs, false, new String[] {names[index]});
+    return new Ext4Path(fs, false, new byte[][] {names[index]});
   }
 
   @Override
@@ -149,7 +221,7 @@ final class Ext4Path implements Path {
       return isEmptyPath();
     }
     for (int i = 0; i < o.names.length; i++) {
-      if (!o.names[i].equals(names[i])) {
+      if (!Arrays.equals(o.names[i], names[i])) {
         return false;
       }
     }
@@ -171,7 +243,7 @@ final class Ext4Path implements Path {
       return false;
     }
     for (int i = 1; i <= o.names.length; i++) {
-      if (!o.names[o.names.length - i].equals(names[names.length - i])) {
+      if (!Arrays.equals(o.names[o.names.length - i], names[names.length - i])) {
         return false;
       }
     }
@@ -180,13 +252,13 @@ final class Ext4Path implements Path {
 
   @Override
   public Ext4Path normalize() {
-    List<String> out = new ArrayList<>();
-    for (String n : nameList()) {
-      if (n.equals(".")) {
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] n : nameList()) {
+      if (Arrays.equals(n, DOT)) {
         continue;
       }
-      if (n.equals("..")) {
-        if (!out.isEmpty() && !out.get(out.size() - 1).equals("..")) {
+      if (Arrays.equals(n, DOTDOT)) {
+        if (!out.isEmpty() && !Arrays.equals(out.get(out.size() - 1), DOTDOT)) {
           out.remove(out.size() - 1);
           continue;
         }
@@ -211,7 +283,7 @@ final class Ext4Path implements Path {
     if (isEmptyPath()) {
       return o;
     }
-    List<String> all = new ArrayList<>(nameList());
+    List<byte[]> all = new ArrayList<>(nameList());
     all.addAll(o.nameList());
     return of(absolute, all);
   }
@@ -222,15 +294,15 @@ final class Ext4Path implements Path {
     if (o.absolute != absolute) {
       throw new IllegalArgumentException("'" + other + "' and '" + this + "' are not both absolute or both relative");
     }
-    List<String> a = nameList();
-    List<String> b = o.nameList();
+    List<byte[]> a = nameList();
+    List<byte[]> b = o.nameList();
     int common = 0;
-    while (common < a.size() && common < b.size() && a.get(common).equals(b.get(common))) {
+    while (common < a.size() && common < b.size() && Arrays.equals(a.get(common), b.get(common))) {
       common++;
     }
-    List<String> out = new ArrayList<>();
+    List<byte[]> out = new ArrayList<>();
     for (int i = common; i < a.size(); i++) {
-      out.add("..");
+      out.add(DOTDOT);
     }
     out.addAll(b.subList(common, b.size()));
     return of(false, out);
@@ -248,7 +320,7 @@ final class Ext4Path implements Path {
 
   @Override
   public Ext4Path toAbsolutePath() {
-    return absolute ? this : new Ext4Path(fs, true, nameList().toArray(String[]::new));
+    return absolute ? this : new Ext4Path(fs, true, nameList().toArray(byte[][]::new));
   }
 
   @Override
@@ -266,24 +338,35 @@ final class Ext4Path implements Path {
 
   @Override
   public int compareTo(Path other) {
-    return toString().compareTo(check(other).toString());
+    return Arrays.compareUnsigned(bytesShown(), check(other).bytesShown());
+  }
+
+  private byte[] bytesShown() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    if (absolute) {
+      out.write('/');
+    }
+    for (int i = 0; i < names.length; i++) {
+      if (i > 0) {
+        out.write('/');
+      }
+      out.writeBytes(names[i]);
+    }
+    return out.toByteArray();
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Ext4Path p && p.fs == fs && p.absolute == absolute && Arrays.equals(p.names, names);
+    return o instanceof Ext4Path p && p.fs == fs && p.absolute == absolute && Arrays.deepEquals(p.names, names);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(System.identityHashCode(fs), absolute, Arrays.hashCode(names));
+    return Objects.hash(System.identityHashCode(fs), absolute, Arrays.deepHashCode(names));
   }
 
   @Override
   public String toString() {
-    if (isEmptyPath()) {
-      return "";
-    }
-    return (absolute ? "/" : "") + String.join("/", names);
+    return decode(bytesShown());
   }
 }

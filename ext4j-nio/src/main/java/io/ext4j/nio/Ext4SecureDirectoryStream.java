@@ -1,15 +1,11 @@
 package io.ext4j.nio;
 
 import io.ext4j.fs.Attributes;
-import io.ext4j.fs.Caller;
-import io.ext4j.fs.Errno;
-import io.ext4j.fs.Ext4Exception;
-import io.ext4j.fs.PathWalker;
-import io.ext4j.fs.RenameMode;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.vfs.AttrChange;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.LinkOption;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.ProviderMismatchException;
@@ -24,24 +20,23 @@ import java.util.Set;
 
 /**
  * The directory stream {@code Files.newDirectoryStream} returns, as a {@link SecureDirectoryStream}:
- * it holds the directory's inode, and relative paths given to its methods are looked up from that
- * inode, not by name from the root — a rename of the directory meanwhile does not change what they
- * reach (the engine works on inodes, as openat does on a descriptor). Absolute paths are resolved
- * from the root. A relative path whose last name is a symbolic link is followed only when that
- * link is absolute (a relative target is resolved from the root by name, which this stream
- * exists to avoid, so it is refused).
+ * it holds the directory open (an engine {@link OpenFile}, as a descriptor), and every method
+ * passes it to the engine's *at call with the path given — a relative path is resolved from this
+ * directory whatever was renamed meanwhile, an absolute one from the root, as openat(2) resolves
+ * them. Closing the stream closes the directory.
  */
 final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
   private final Ext4NioFileSystem fs;
   private final Ext4Path dir;
-  private final long ino;
+  private final OpenFile open;
   private final Ext4DirectoryStream entries;
+  private volatile boolean closed; // set once by close
 
-  Ext4SecureDirectoryStream(Ext4NioFileSystem fs, Ext4Path dir, long ino, Ext4DirectoryStream entries) {
+  Ext4SecureDirectoryStream(Ext4NioFileSystem fs, Ext4Path dir, OpenFile open, java.nio.file.DirectoryStream.Filter<? super Path> filter) {
     this.fs = fs;
     this.dir = dir;
-    this.ino = ino;
-    this.entries = entries;
+    this.open = open;
+    this.entries = new Ext4DirectoryStream(fs, dir, open, filter);
   }
 
   @Override
@@ -50,160 +45,50 @@ final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
   }
 
   @Override
-  public void close() {
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
     entries.close();
+    fs.untrack(this);
+    open.close();
   }
 
-  /** A relative path's last name and the inode of the directory that holds it, looked up from this stream's directory. */
-  private record At(long dir, byte[] name, Ext4Path shown) {}
+  private OpenFile dirfd() {
+    if (closed) {
+      throw new ClosedDirectoryStreamException();
+    }
+    return open;
+  }
 
   private static Ext4Path path(Path p) {
     return Ext4Path.check(p);
   }
 
-  private At at(Path p) throws IOException {
-    Ext4Path rel = path(p);
-    Ext4Path shown = dir.resolve(rel);
-    if (rel.getNameCount() == 0 || rel.toString().isEmpty()) {
-      throw new IllegalArgumentException("no name in '" + p + "'");
-    }
-    long d = ino;
-    try {
-      for (int i = 0; i < rel.getNameCount() - 1; i++) {
-        Attributes a = fs.engine().lookup(d, bytes(rel.getName(i)));
-        if (!a.isDirectory()) {
-          throw new NotDirectoryException(shown.toString());
-        }
-        d = a.ino();
-      }
-    } catch (Ext4Exception e) {
-      throw NioErrors.translate(e, shown, null);
-    }
-    return new At(d, bytes(rel.getFileName()), shown);
-  }
-
-  private static byte[] bytes(Path name) {
-    return name.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private Attributes lookupIfExists(At a, PathWalker.Follow follow) throws IOException {
-    Attributes found;
-    try {
-      found = fs.engine().lookup(a.dir(), a.name());
-    } catch (Ext4Exception e) {
-      if (e.errno() == Errno.ENOENT) {
-        return null;
-      }
-      throw NioErrors.translate(e, a.shown(), null);
-    }
-    if (found.isSymlink() && follow == PathWalker.Follow.FOLLOW) {
-      Ext4Path target;
-      try {
-        target = fs.getPath(new String(fs.engine().readlink(found.ino()), StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        throw NioErrors.translate(e, a.shown(), null);
-      }
-      if (!target.isAbsolute()) {
-        throw new UnsupportedOperationException("following the relative symbolic link " + a.shown()
-            + " from a secure directory stream (use NOFOLLOW_LINKS, or the path)");
-      }
-      return fs.stat(target);
-    }
-    return found;
-  }
-
-  private Attributes lookup(At a, LinkOption... options) throws IOException {
-    Attributes found = lookupIfExists(a, Ext4NioFileSystem.follow(options));
-    if (found == null) {
-      throw new java.nio.file.NoSuchFileException(a.shown().toString());
-    }
-    return found;
-  }
-
-  private static PathWalker.Follow follow(LinkOption... options) {
-    for (LinkOption o : options) {
-      if (o == LinkOption.NOFOLLOW_LINKS) {
-        return PathWalker.Follow.NO_FOLLOW;
-      }
-    }
-    return PathWalker.Follow.FOLLOW;
+  /** The path as messages show it: under this directory when relative. */
+  private Ext4Path shown(Path p) {
+    return dir.resolve(path(p));
   }
 
   @Override
   public SecureDirectoryStream<Path> newDirectoryStream(Path path, LinkOption... options) throws IOException {
-    if (path(path).isAbsolute()) {
-      return (SecureDirectoryStream<Path>) fs.list(path(path), null, options);
-    }
-    At a = at(path);
-    Attributes d = lookup(a, options);
-    if (!d.isDirectory()) {
-      throw new NotDirectoryException(a.shown().toString());
-    }
-    return new Ext4SecureDirectoryStream(fs, a.shown(), d.ino(), new Ext4DirectoryStream(fs, a.shown(), d.ino(), null));
+    return fs.list(dirfd(), path(path), shown(path), null, options);
   }
 
   @Override
   public Ext4FileChannel newByteChannel(Path path, Set<? extends OpenOption> options, FileAttribute<?>... attrs) throws IOException {
-    if (path(path).isAbsolute()) {
-      return fs.open(path(path), options, attrs);
-    }
-    At a = at(path);
-    return fs.open(a.shown(), options, attrs, new Ext4NioFileSystem.Locator() {
-      @Override
-      public Attributes find(PathWalker.Follow follow) throws IOException {
-        return lookupIfExists(a, follow);
-      }
-
-      @Override
-      public long create(int mode) throws IOException {
-        try {
-          return fs.engine().create(a.dir(), a.name(), mode, Caller.ROOT).ino();
-        } catch (IOException e) {
-          throw NioErrors.translate(e, a.shown(), null);
-        }
-      }
-    });
+    return fs.open(dirfd(), path(path), shown(path), options, attrs);
   }
 
   @Override
   public void deleteFile(Path path) throws IOException {
-    remove(path, false);
+    fs.remove(dirfd(), path(path), shown(path), false);
   }
 
   @Override
   public void deleteDirectory(Path path) throws IOException {
-    remove(path, true);
-  }
-
-  private void remove(Path path, boolean directory) throws IOException {
-    if (path(path).isAbsolute()) {
-      Attributes a = fs.stat(path(path), LinkOption.NOFOLLOW_LINKS);
-      if (a.isDirectory() != directory) {
-        throw wrongType(path(path), directory);
-      }
-      fs.delete(path(path));
-      return;
-    }
-    fs.ensureWritableForViews();
-    At a = at(path);
-    Attributes found = lookup(a, LinkOption.NOFOLLOW_LINKS);
-    if (found.isDirectory() != directory) {
-      throw wrongType(a.shown(), directory);
-    }
-    try {
-      if (directory) {
-        fs.engine().rmdir(a.dir(), a.name());
-      } else {
-        fs.engine().unlink(a.dir(), a.name());
-      }
-    } catch (IOException e) {
-      throw NioErrors.translate(e, a.shown(), null);
-    }
-  }
-
-  private static IOException wrongType(Ext4Path p, boolean wantedDirectory) {
-    return wantedDirectory ? new NotDirectoryException(p.toString())
-        : new java.nio.file.FileSystemException(p.toString(), null, "is a directory");
+    fs.remove(dirfd(), path(path), shown(path), true);
   }
 
   @Override
@@ -211,51 +96,59 @@ final class Ext4SecureDirectoryStream implements SecureDirectoryStream<Path> {
     if (!(targetdir instanceof Ext4SecureDirectoryStream t) || t.fs != fs) {
       throw new ProviderMismatchException("the target directory is not of this ext4 file system");
     }
-    fs.ensureWritableForViews();
-    At from = at(srcpath);
-    At to = t.at(targetpath);
-    try {
-      fs.engine().rename(from.dir(), from.name(), to.dir(), to.name(), RenameMode.REPLACE); // as ATOMIC_MOVE
-    } catch (IOException e) {
-      throw NioErrors.translate(e, from.shown(), to.shown());
-    }
+    fs.rename(dirfd(), path(srcpath), shown(srcpath), t.dirfd(), path(targetpath), t.shown(targetpath), true, true);
   }
 
   @Override
   public <V extends FileAttributeView> V getFileAttributeView(Class<V> type) {
-    return view(InodeRef.ofInode(fs, ino, dir), type);
-  }
-
-  @Override
-  public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
-    if (path(path).isAbsolute()) {
-      return fs.provider().getFileAttributeView(path, type, options);
-    }
-    LinkOption[] o = options.clone();
-    InodeRef lazy = new InodeRef() { // looked up from this directory at each call, as a view of a path is
+    return view(new InodeRef() {
       @Override
       public Attributes stat() throws IOException {
-        return lookup(at(path), o);
+        try {
+          return fs.vfs().fstat(dirfd());
+        } catch (IOException e) {
+          throw NioErrors.translate(e, dir, null);
+        }
       }
 
       @Override
-      public void setattr(io.ext4j.fs.SetAttributes change) throws IOException {
+      public void setattr(AttrChange change) throws IOException {
         fs.ensureWritableForViews();
-        At a = at(path);
-        Attributes found = lookup(a, o);
         try {
-          fs.engine().setattr(found.ino(), change);
+          fs.vfs().setattr(dirfd(), change, fs.creds());
         } catch (IOException e) {
-          throw NioErrors.translate(e, a.shown(), null);
+          throw NioErrors.translate(e, dir, null);
         }
       }
 
       @Override
       public Object shown() {
-        return dir.resolve(path(path));
+        return dir;
       }
-    };
-    return view(lazy, type);
+    }, type);
+  }
+
+  @Override
+  public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
+    LinkOption[] o = options.clone();
+    Ext4Path p = path(path);
+    Ext4Path shown = shown(path);
+    return view(new InodeRef() { // resolved from this directory at each call, as a view of a path is
+      @Override
+      public Attributes stat() throws IOException {
+        return fs.stat(dirfd(), p, shown, o);
+      }
+
+      @Override
+      public void setattr(AttrChange change) throws IOException {
+        fs.setattr(dirfd(), p, shown, change, o);
+      }
+
+      @Override
+      public Object shown() {
+        return shown;
+      }
+    }, type);
   }
 
   @SuppressWarnings("unchecked")

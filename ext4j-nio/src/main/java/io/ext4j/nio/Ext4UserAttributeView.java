@@ -9,8 +9,9 @@ import java.util.List;
 
 /**
  * User-defined attributes of one path as the inode's {@code user.*} extended attributes, as the
- * JDK's Linux provider keeps them: the attribute "x" is the xattr "user.x". Each call resolves the
- * path again and goes to the engine (getxattr, setxattr, listxattr, removexattr).
+ * JDK's Linux provider keeps them: the attribute "x" is the xattr "user.x". Each call is one engine
+ * call on the path (getxattr, setxattr, listxattr, removexattr), which checks the name as Linux
+ * does (an empty one is EINVAL, one over 255 bytes ERANGE, and a symbolic link keeps none: EPERM).
  */
 final class Ext4UserAttributeView implements UserDefinedFileAttributeView {
   private static final String PREFIX = "user.";
@@ -30,31 +31,19 @@ final class Ext4UserAttributeView implements UserDefinedFileAttributeView {
     return "user";
   }
 
-  private long ino() throws IOException {
-    return fs.stat(path, options).ino();
-  }
-
   @Override
   public List<String> list() throws IOException {
     List<String> out = new ArrayList<>();
-    try {
-      for (String n : fs.engine().listxattr(ino())) {
-        if (n.startsWith(PREFIX)) {
-          out.add(n.substring(PREFIX.length()));
-        }
+    for (String n : fs.listxattr(null, path, path, options)) {
+      if (n.startsWith(PREFIX)) {
+        out.add(n.substring(PREFIX.length()));
       }
-    } catch (IOException e) {
-      throw NioErrors.translate(e, path, null);
     }
     return out;
   }
 
   private byte[] value(String name) throws IOException {
-    try {
-      return fs.engine().getxattr(ino(), PREFIX + name);
-    } catch (IOException e) {
-      throw NioErrors.translate(e, path, null);
-    }
+    return fs.getxattr(null, path, path, PREFIX + name, options);
   }
 
   @Override
@@ -66,7 +55,8 @@ final class Ext4UserAttributeView implements UserDefinedFileAttributeView {
   public int read(String name, ByteBuffer dst) throws IOException {
     byte[] v = value(name);
     if (dst.remaining() < v.length) {
-      throw new IOException(path + ": attribute '" + name + "' holds " + v.length + " bytes, the buffer " + dst.remaining());
+      throw new java.nio.file.FileSystemException(path.toString(), null, "attribute '" + name + "' holds " + v.length
+          + " bytes, the buffer " + dst.remaining() + ": Numerical result out of range");
     }
     dst.put(v);
     return v.length;
@@ -76,22 +66,12 @@ final class Ext4UserAttributeView implements UserDefinedFileAttributeView {
   public int write(String name, ByteBuffer src) throws IOException {
     byte[] v = new byte[src.remaining()];
     src.get(v);
-    fs.ensureWritableForViews();
-    try {
-      fs.engine().setxattr(ino(), PREFIX + name, v, 0);
-    } catch (IOException e) {
-      throw NioErrors.translate(e, path, null);
-    }
+    fs.setxattr(null, path, path, PREFIX + name, v, options);
     return v.length;
   }
 
   @Override
   public void delete(String name) throws IOException {
-    fs.ensureWritableForViews();
-    try {
-      fs.engine().removexattr(ino(), PREFIX + name);
-    } catch (IOException e) {
-      throw NioErrors.translate(e, path, null);
-    }
+    fs.removexattr(null, path, path, PREFIX + name, options);
   }
 }

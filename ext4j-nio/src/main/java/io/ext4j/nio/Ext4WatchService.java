@@ -2,10 +2,10 @@ package io.ext4j.nio;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.OpenFile;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.LinkOption;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
@@ -56,7 +56,7 @@ final class Ext4WatchService implements WatchService {
     private final Ext4Path dir;
     private volatile Set<WatchEvent.Kind<?>> kinds; // replaced by a new registration
     private final long intervalNanos;
-    private Map<String, long[]> last; // guarded by this: name -> {ino, size, mtime ns, ctime ns}
+    private Map<Ext4Path, long[]> last; // guarded by this: name -> {ino, size, mtime ns, ctime ns}
     private List<WatchEvent<?>> events = new ArrayList<>(); // guarded by this
     private boolean ready = true; // guarded by this: not signalled
     private volatile boolean valid = true;
@@ -69,28 +69,25 @@ final class Ext4WatchService implements WatchService {
       this.last = snapshot();
     }
 
-    private Map<String, long[]> snapshot() throws IOException {
-      Attributes d = fs.stat(dir);
-      if (!d.isDirectory()) {
-        throw new NotDirectoryException(dir.toString());
-      }
-      Map<String, long[]> m = new HashMap<>();
-      long cookie = 0;
-      while (true) {
-        List<DirEntry> page = fs.readdir(dir, d.ino(), cookie);
-        if (page.isEmpty()) {
-          return m;
-        }
-        for (DirEntry e : page) {
-          cookie = e.cookie();
-          if (e.isDot()) {
-            continue;
+    private Map<Ext4Path, long[]> snapshot() throws IOException {
+      Map<Ext4Path, long[]> m = new HashMap<>();
+      try (OpenFile d = fs.openDirectory(null, dir, dir)) {
+        long cookie = 0;
+        while (true) {
+          List<DirEntry> page = fs.readdir(d, dir, cookie);
+          if (page.isEmpty()) {
+            return m;
           }
-          try {
-            Attributes a = fs.engine().getattr(e.ino());
-            m.put(e.nameString(), new long[] {a.ino(), a.size(), nanos(a.mtime()), nanos(a.ctime())});
-          } catch (IOException gone) {
-            // removed between the listing and the stat: seen at the next poll
+          for (DirEntry e : page) {
+            cookie = e.cookie();
+            if (e.isDot()) {
+              continue;
+            }
+            Ext4Path name = Ext4Path.ofName(fs, e.name());
+            Attributes a = fs.statIfExists(d, name, dir, LinkOption.NOFOLLOW_LINKS);
+            if (a != null) { // null: removed between the listing and the stat, seen at the next poll
+              m.put(name, new long[] {a.ino(), a.size(), nanos(a.mtime()), nanos(a.ctime())});
+            }
           }
         }
       }
@@ -102,7 +99,7 @@ final class Ext4WatchService implements WatchService {
 
     /** Lists the directory and queues what changed; poll thread only. */
     void poll() {
-      Map<String, long[]> now;
+      Map<Ext4Path, long[]> now;
       try {
         now = snapshot();
       } catch (IOException | RuntimeException e) {
@@ -112,7 +109,7 @@ final class Ext4WatchService implements WatchService {
       }
       List<WatchEvent<?>> found = new ArrayList<>();
       Set<WatchEvent.Kind<?>> k = kinds;
-      Map<String, long[]> before;
+      Map<Ext4Path, long[]> before;
       synchronized (this) {
         before = last;
         last = now;
@@ -142,9 +139,9 @@ final class Ext4WatchService implements WatchService {
       }
     }
 
-    private void add(List<WatchEvent<?>> out, Set<WatchEvent.Kind<?>> k, WatchEvent.Kind<Path> kind, String name) {
+    private void add(List<WatchEvent<?>> out, Set<WatchEvent.Kind<?>> k, WatchEvent.Kind<Path> kind, Ext4Path name) {
       if (k.contains(kind)) {
-        out.add(new Event<>(kind, fs.getPath(name), 1));
+        out.add(new Event<>(kind, name, 1));
       }
     }
 
@@ -307,6 +304,7 @@ final class Ext4WatchService implements WatchService {
   @Override
   public void close() {
     closed = true;
+    fs.untrack(this);
     poller.interrupt();
     for (Key k : keys) {
       k.cancel();

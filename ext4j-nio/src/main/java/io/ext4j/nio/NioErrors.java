@@ -13,8 +13,10 @@ import java.nio.file.NotLinkException;
 import java.nio.file.ReadOnlyFileSystemException;
 
 /**
- * The engine's errno-style {@link Ext4Exception} as the JDK's file-system exceptions, the path in
- * the message, as {@code UnixException.translateToIOException} maps errno. Pure.
+ * The engine's errno-style {@link Ext4Exception} as the JDK's file-system exceptions, as the JDK
+ * maps errno: the path (and the other path) first, then the errno's text once, as strerror says it,
+ * and the engine's evidence in parentheses ({@code /self -> /self/sub: Invalid argument (…)}).
+ * Pure.
  */
 final class NioErrors {
   private NioErrors() {}
@@ -26,7 +28,7 @@ final class NioErrors {
     }
     String f = String.valueOf(file);
     String o = other == null ? null : other.toString();
-    String reason = x.errno().toString().toLowerCase(java.util.Locale.ROOT) + ": " + x.getMessage();
+    String reason = reason(x);
     FileSystemException out = switch (x.errno()) {
       case ENOENT -> new NoSuchFileException(f, o, null);
       case EEXIST -> new FileAlreadyExistsException(f, o, null);
@@ -34,11 +36,18 @@ final class NioErrors {
       case ENOTDIR -> new NotDirectoryException(f);
       case EACCES, EPERM -> new AccessDeniedException(f, o, reason);
       case ELOOP -> new FileSystemLoopException(f);
-      case EROFS -> new FileSystemException(f, o, "read-only file system: " + x.getMessage());
+      case EROFS -> new FileSystemException(f, o, reason);
       default -> new FileSystemException(f, o, reason);
     };
     out.initCause(e);
     return out;
+  }
+
+  /** "Invalid argument (what the engine saw)": strerror's words, then the detail when there is one. */
+  static String reason(Ext4Exception x) {
+    String d = x.errno().description();
+    String text = Character.toUpperCase(d.charAt(0)) + d.substring(1);
+    return x.detail() == null || x.detail().isEmpty() ? text : text + " (" + x.detail() + ")";
   }
 
   /** For a write on a file system opened read-only. */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 
 /** {@link NioContract} against the JDK's own file system in a temporary directory: the reference. */
 @Tag("fast")
-class DefaultFileSystemContractTest extends NioContract {
+class DefaultFileSystemContractTest extends NioRulesContract {
   private Path dir;
 
   @Override

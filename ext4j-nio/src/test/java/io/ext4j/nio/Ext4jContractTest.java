@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Tag;
  * root directory the test's root; the image checked by ext4j's own fsck after every test.
  */
 @Tag("fast")
-class Ext4jContractTest extends NioContract {
+class Ext4jContractTest extends NioRulesContract {
   private Path image;
   private FileSystem fs;
 
@@ -135,6 +135,78 @@ class Ext4jContractTest extends NioContract {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 3))
           .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("READ_ONLY or PRIVATE").hasMessageContaining("rw-map");
     }
+  }
+
+  @org.junit.jupiter.api.Test
+  void close_closesEveryChannelAndStream_andLaterCallsThrowClosedFileSystem() throws IOException {
+    Path f = Files.writeString(root.resolve("held"), "x");
+    var channel = java.nio.channels.FileChannel.open(f, StandardOpenOption.READ);
+    var stream = Files.newDirectoryStream(root);
+    var store = Files.getFileStore(f);
+    fs.close();
+    assertThat(channel.isOpen()).isFalse();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> channel.read(java.nio.ByteBuffer.allocate(1)))
+        .isInstanceOf(java.nio.channels.ClosedChannelException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> stream.iterator().hasNext()).isInstanceOf(IllegalStateException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Files.exists(f)).isInstanceOf(java.nio.file.ClosedFileSystemException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(store::getTotalSpace).isInstanceOf(java.nio.file.ClosedFileSystemException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Files.newByteChannel(f))
+        .isInstanceOf(java.nio.file.ClosedFileSystemException.class);
+  }
+
+  @org.junit.jupiter.api.Test
+  void aNameThatIsNotUtf8_keepsItsBytes_throughListingReadCopyAndDelete() throws IOException {
+    byte[] name = {'c', 'a', 'f', (byte) 0xE9, '.', 't', 'x', 't'}; // Latin-1, as the kernel took it
+    var nio = (Ext4NioFileSystem) fs;
+    try (var f = nio.vfs().openat(null, ("/" + new String(name, java.nio.charset.StandardCharsets.ISO_8859_1))
+        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), java.util.EnumSet.of(io.ext4j.fs.OpenFlag.WRITE,
+            io.ext4j.fs.OpenFlag.CREATE), 0644, nio.creds())) {
+      f.write(0, java.nio.ByteBuffer.wrap("latin".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+    Path listed;
+    try (var s = Files.list(root)) {
+      listed = s.filter(p -> p.getFileName().toString().startsWith("caf")).findFirst().orElseThrow();
+    }
+    assertThat(((Ext4Path) listed).lastName()).isEqualTo(name);
+    assertThat(listed).isNotEqualTo(root.resolve(listed.getFileName().toString())).as("the shown string is not the name");
+    assertThat(Files.readString(listed)).isEqualTo("latin");
+    Path copy = Files.copy(listed, root.resolve("copy"));
+    assertThat(Files.readString(copy)).isEqualTo("latin");
+    try (var walk = Files.walk(root)) {
+      assertThat(walk.filter(listed::equals).count()).isEqualTo(1);
+    }
+    Files.delete(listed);
+    assertThat(Files.exists(listed, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
+  }
+
+  @org.junit.jupiter.api.Test
+  void theUserView_throughGetAttributeAndReadAttributes_withLinuxNameRules() throws IOException {
+    Path f = Files.writeString(root.resolve("tagged"), "x");
+    assertThat(Files.getFileStore(f).supportsFileAttributeView(java.nio.file.attribute.UserDefinedFileAttributeView.class)).isTrue();
+    Files.setAttribute(f, "user:origin", "camera-7".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    Files.setAttribute(f, "user:lens", java.nio.ByteBuffer.wrap(new byte[] {1, 2}));
+    assertThat((byte[]) Files.getAttribute(f, "user:origin")).asString().isEqualTo("camera-7");
+    var all = Files.readAttributes(f, "user:*");
+    assertThat(all).containsOnlyKeys("origin", "lens");
+    assertThat((byte[]) all.get("lens")).containsExactly(1, 2);
+    var v = Files.getFileAttributeView(f, java.nio.file.attribute.UserDefinedFileAttributeView.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> v.write("", java.nio.ByteBuffer.allocate(1)))
+        .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("Invalid argument");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> v.write("n".repeat(251), java.nio.ByteBuffer.allocate(1)))
+        .isInstanceOf(java.nio.file.FileSystemException.class).hasMessageContaining("out of range");
+    Path link = Files.createSymbolicLink(root.resolve("link"), f);
+    var onLink = Files.getFileAttributeView(link, java.nio.file.attribute.UserDefinedFileAttributeView.class,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> onLink.write("x", java.nio.ByteBuffer.allocate(1)))
+        .isInstanceOf(java.nio.file.AccessDeniedException.class).hasMessageContaining("link");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aBlockSizeTheKernelCannotMount_isRefused() {
+    java.net.URI uri = java.net.URI.create("ext4:" + image.resolveSibling("big-blocks.img").toUri());
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> FileSystems.newFileSystem(uri, Map.of("create", "true", "blockSize", "65536")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1024, 2048 or 4096").hasMessageContaining("65536");
+    assertThat(Files.exists(image.resolveSibling("big-blocks.img"))).isFalse();
   }
 
   static int blockSize(Path img) throws IOException {

@@ -19,9 +19,12 @@
  *       needs recovery) and {@link io.ext4j.testkit.KernelFsFixtures} (trees the kernel wrote, with
  *       the {@link io.ext4j.testkit.FsManifest} of what it showed in them), made by scripts in
  *       {@code scripts/} and stored gzip'd in the resources.
+ *   <li>The namespace race: {@link io.ext4j.testkit.NamespaceWorkload}, one concurrent program of
+ *       path calls run through every adapter (the engine's VFS, java.nio, a FUSE mount) and on
+ *       the JDK's own file system, with {@link io.ext4j.testkit.PathOps} for the java.nio ones.
  * </ul>
  *
- * Not here: workload generators and oracles for the journal or filesystem; they live with the
- * module they test.
+ * Not here: other workload generators and oracles for the journal or filesystem; they live with
+ * the module they test.
  */
 package io.ext4j.testkit;

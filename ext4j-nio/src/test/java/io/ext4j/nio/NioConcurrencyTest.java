@@ -1,0 +1,70 @@
+package io.ext4j.nio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ext4j.testkit.E2fsprogs;
+import io.ext4j.testkit.NamespaceWorkload;
+import io.ext4j.testkit.PathOps;
+import io.ext4j.testkit.Seeds;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The namespace race ({@link NamespaceWorkload}: 8 threads of create, write, read back, unlink,
+ * rename over, link, mkdir, rmdir and readdir on shared and private names) through the ext4j
+ * provider and through the JDK's own file system: both must end every call as Linux allows and
+ * never show one file's data in another; the image must then pass ext4j's strict fsck and
+ * {@code e2fsck -fn}. Each run lasts {@code -Dext4j.concurrency.seconds} (30 by default).
+ */
+@Tag("oracle")
+class NioConcurrencyTest {
+  static final int THREADS = 8;
+
+  @TempDir
+  Path tmp;
+
+  static Duration duration() {
+    return Duration.ofSeconds(Long.getLong("ext4j.concurrency.seconds", 30));
+  }
+
+  static void assertClean(NamespaceWorkload.Result r, String where) {
+    System.out.println(where + ": " + r.summary());
+    assertThat(r.violations()).as("%s, seed %d (replay with -D%s=%d)", where, r.seed(), Seeds.PROPERTY, r.seed()).isEmpty();
+    assertThat(r.outcomes()).as("%s: every kind of call succeeded at least once", where)
+        .containsKeys("CREATE OK", "CREATE_EXCL OK", "READ OK", "UNLINK OK", "RENAME OK", "LINK OK", "MKDIR OK", "RMDIR OK", "LIST OK",
+            "PRIVATE OK");
+  }
+
+  @Test
+  void throughTheProvider_noCallFailsAsLinuxWouldNot_noFileHoldsAnothersData_andTheImageIsClean() throws Exception {
+    long seed = Seeds.seed();
+    Path img = tmp.resolve("race.img");
+    NamespaceWorkload.Result r;
+    try (FileSystem fs = FileSystems.newFileSystem(java.net.URI.create("ext4:" + img.toUri()), Map.of("create", "true", "size", "128m"))) {
+      r = new NamespaceWorkload(new PathOps(fs.getPath("/")), THREADS, duration(), seed).run();
+    }
+    assertClean(r, "ext4j nio");
+    try (var dev = io.ext4j.block.FileBlockDevice.open(img, Ext4jContractTest.blockSize(img),
+        io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true))) {
+      var report = io.ext4j.fs.check.Checker.check(dev, io.ext4j.fs.check.CheckOptions.defaults().withStrict(true));
+      assertThat(report.clean()).as("ext4j fsck --strict after the race: %s", report.toText()).isTrue();
+    }
+    E2fsprogs.Result e = E2fsprogs.e2fsckForceNoChange(img);
+    assertThat(e.exitCode()).as("e2fsck -fn after the race:\n%s", e.output()).isZero();
+  }
+
+  @Test
+  void onTheJdksOwnFileSystem_theSameProgramEndsTheSameWay() throws Exception {
+    long seed = Seeds.seed();
+    Path root = Files.createDirectory(tmp.resolve("default"));
+    NamespaceWorkload.Result r = new NamespaceWorkload(new PathOps(root), THREADS, duration(), seed).run();
+    assertClean(r, "default file system");
+  }
+}
