@@ -28,7 +28,8 @@ import java.util.Map;
 /**
  * get's copy of an image tree to the host, with {@code cp -a}'s semantics: regular files (only the
  * written extents are read, and all-zero blocks are not written, so holes stay holes; the size is
- * set at the end), directories recursively, symbolic links as links, hard links within the copied
+ * set at the end), directories level by level (a directory met again below itself, in a corrupted
+ * image, is reported as a filesystem loop and skipped), symbolic links as links, hard links within the copied
  * tree (one host inode, more links), fifos and sockets, devices only as root (otherwise one warning
  * and they are skipped), extended attributes ({@link HostFs#copiedXattr}; one warning per kind the
  * host refuses), owners only as root, permission bits, and atime and mtime to the nanosecond, set
@@ -63,15 +64,64 @@ final class ImageToHost {
     this.zeros = new byte[blockSize];
   }
 
-  /** Copies image inode {@code a} (at {@code imgPath}) to {@code host}. */
+  /** A directory being copied: its entries still to copy, and the directory it is in (for loops). */
+  private record Frame(Attributes dir, String imgPath, Path host, java.util.Iterator<DirEntry> entries, Frame up) {
+    /** The path of the ancestor (this frame or above) that is inode {@code ino}, or null. */
+    String ancestor(long ino) {
+      for (Frame f = this; f != null; f = f.up) {
+        if (f.dir.ino() == ino) {
+          return f.imgPath;
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Copies image inode {@code a} (at {@code imgPath}) to {@code host}: iteratively, one frame per
+   * directory level (memory grows with the tree's depth, not its size); a directory met again
+   * below itself is reported and skipped.
+   */
   void copy(Attributes a, String imgPath, Path host) throws IOException {
+    java.util.ArrayDeque<Frame> stack = new java.util.ArrayDeque<>();
+    Frame top = copyOne(a, imgPath, host, null);
+    if (top != null) {
+      stack.push(top);
+    }
+    while (!stack.isEmpty()) {
+      Frame f = stack.peek();
+      if (!f.entries().hasNext()) {
+        stack.pop();
+        finish(f.dir(), f.host());
+        continue;
+      }
+      DirEntry e = f.entries().next();
+      String name = e.nameString();
+      String child = DirListing.join(f.imgPath(), name);
+      try {
+        Attributes c = engine(child, () -> fs.getattr(e.ino()));
+        String seen = c.isDirectory() ? f.ancestor(c.ino()) : null;
+        if (seen != null) {
+          warnings.loop(child, seen);
+          continue;
+        }
+        Frame sub = copyOne(c, child, f.host().resolve(name), f);
+        if (sub != null) {
+          stack.push(sub);
+        }
+      } catch (IOException x) {
+        warnings.skipOrThrow(x, f.host().resolve(name));
+      }
+    }
+  }
+
+  /** Copies one inode; for a directory, makes it (or merges into it) and returns its frame, whose entries the caller copies. */
+  private Frame copyOne(Attributes a, String imgPath, Path host, Frame up) throws IOException {
     boolean exists = Files.exists(host, LinkOption.NOFOLLOW_LINKS);
     if (exists) {
       boolean hostDir = Files.isDirectory(host, LinkOption.NOFOLLOW_LINKS);
       if (a.isDirectory() && hostDir) {
-        copyChildren(a.ino(), imgPath, host);
-        finish(a, host);
-        return;
+        return frame(a, imgPath, host, up);
       }
       if (a.isDirectory()) {
         throw new CliException(host + ": cannot overwrite a non-directory with directory " + imgPath + " (" + target.name() + ")");
@@ -86,14 +136,14 @@ final class ImageToHost {
       Path first = linked.get(a.ino());
       if (first != null) {
         Files.createLink(host, first);
-        return;
+        return null;
       }
     }
     int perms = a.permissions();
     switch (a.fileType()) {
       case Formats.S_IFDIR -> {
         Files.createDirectory(host);
-        copyChildren(a.ino(), imgPath, host);
+        return frame(a, imgPath, host, up);
       }
       case Formats.S_IFREG -> writeContents(a, imgPath, host);
       case Formats.S_IFLNK -> {
@@ -104,17 +154,23 @@ final class ImageToHost {
       case Formats.S_IFCHR, Formats.S_IFBLK -> {
         if (!root || !HostFs.available()) {
           skippedDevices.add(imgPath);
-          return;
+          return null;
         }
         mknod(host, a.fileType() | perms, glibcDev(Formats.major(a.rdev()), Formats.minor(a.rdev())));
       }
       default -> throw new CliException(imgPath + ": unknown file type 0" + Integer.toOctalString(a.fileType()) + " ("
           + target.name() + ")");
     }
-    if (!a.isDirectory() && a.nlink() > 1) {
+    if (a.nlink() > 1) {
       linked.put(a.ino(), host);
     }
     finish(a, host);
+    return null;
+  }
+
+  private Frame frame(Attributes dir, String imgPath, Path host, Frame up) throws IOException {
+    List<DirEntry> entries = engine(imgPath, () -> DirListing.sorted(fs, dir.ino(), false));
+    return new Frame(dir, imgPath, host, entries.iterator(), up);
   }
 
   /** The image paths of devices not created (not root). */
@@ -133,19 +189,6 @@ final class ImageToHost {
   /** glibc's makedev. */
   static long glibcDev(long major, long minor) {
     return (major & 0xFFF) << 8 | (major & ~0xFFFL) << 32 | (minor & 0xFF) | (minor & ~0xFFL) << 12;
-  }
-
-  private void copyChildren(long dir, String imgPath, Path host) throws IOException {
-    for (DirEntry e : engine(imgPath, () -> DirListing.sorted(fs, dir, false))) {
-      String name = e.nameString();
-      String child = DirListing.join(imgPath, name);
-      try {
-        Attributes a = engine(child, () -> fs.getattr(e.ino()));
-        copy(a, child, host.resolve(name));
-      } catch (IOException x) {
-        warnings.skipOrThrow(x, host.resolve(name));
-      }
-    }
   }
 
   /** Extended attributes, owners (as root), permission bits, then the times. */

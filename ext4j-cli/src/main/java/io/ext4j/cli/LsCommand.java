@@ -19,8 +19,9 @@ import picocli.CommandLine.Parameters;
  * {@code ext4j ls [-l] [-R] [-a] [-i] IMAGE [PATH]}: a directory's entries sorted by name (byte
  * order, as {@code LC_ALL=C ls}), or a non-directory itself. {@code -l} prints the columns of
  * {@code ls -ln --time-style=long-iso}: mode string, links, uid, gid, size (or {@code major, minor}),
- * mtime, name and {@code -> target}, after a {@code total} line in 1 KiB units. Opens the image
- * read-only.
+ * mtime, name and {@code -> target}, after a {@code total} line in 1 KiB units. {@code -R} lists
+ * the tree iteratively; a directory met again below itself (a corrupted image) is one line on
+ * stderr, "filesystem loop detected", and the exit status 1. Opens the image read-only.
  */
 @Command(name = "ls", mixinStandardHelpOptions = true,
     description = "List a directory of an ext4 image (like ls -n --time-style=long-iso).")
@@ -56,14 +57,69 @@ public final class LsCommand implements Callable<Integer> {
       Attributes a = ImageTarget.resolve(target, w, path, follow);
       if (!a.isDirectory()) {
         print(fs, out, List.of(new Row(path, a, null)), false);
-      } else {
-        list(fs, out, path, a.ino(), recursive);
+      } else if (!recursive) {
+        list(fs, out, path, a.ino(), false, null);
+      } else if (!listTree(fs, out, path, a.ino())) {
+        out.flush();
+        return Main.EXIT_FAILURE;
       }
     } catch (IOException e) {
       throw target.failure(path, e);
     }
     out.flush();
     return 0;
+  }
+
+  /** A directory ls -R has still to list, and the directories it is in (for loops). */
+  private record Visit(String path, long ino, Visit up) {
+    String ancestor(long dir) {
+      for (Visit v = this; v != null; v = v.up) {
+        if (v.ino == dir) {
+          return v.path;
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * ls -R, iteratively (what waits is the subdirectories of the directories on the current path:
+   * memory grows with depth and breadth, never by recursion); a directory met again below itself
+   * (a corrupted image) gets one line on stderr and is not entered. Returns false after such a loop.
+   */
+  private boolean listTree(Ext4FileSystem fs, PrintWriter out, String top, long ino) throws IOException {
+    PrintWriter err = spec.commandLine().getErr();
+    boolean clean = true;
+    java.util.ArrayDeque<Visit> pending = new java.util.ArrayDeque<>();
+    pending.push(new Visit(top, ino, null));
+    boolean first = true;
+    while (!pending.isEmpty()) {
+      Visit v = pending.pop();
+      if (!first) {
+        out.println();
+      }
+      first = false;
+      List<Row> subdirs = new ArrayList<>();
+      try {
+        list(fs, out, v.path(), v.ino(), true, subdirs);
+      } catch (IOException e) {
+        throw target.failure(v.path(), e);
+      }
+      for (int k = subdirs.size() - 1; k >= 0; k--) {
+        Row sub = subdirs.get(k);
+        String seen = v.ancestor(sub.ino());
+        if (seen != null) {
+          out.flush();
+          err.println("ext4j: ls: " + sub.name() + ": filesystem loop detected (it is " + seen + " again); not listed ("
+              + target.name() + ")");
+          err.flush();
+          clean = false;
+          continue;
+        }
+        pending.push(new Visit(sub.name(), sub.ino(), v));
+      }
+    }
+    return clean;
   }
 
   /** One entry to print: its name, its attributes (null when not needed), its inode. */
@@ -73,31 +129,24 @@ public final class LsCommand implements Callable<Integer> {
     }
   }
 
-  private void list(Ext4FileSystem fs, PrintWriter out, String dirPath, long dir, boolean header) throws IOException {
+  /** Prints directory {@code dir}'s entries (under a header line with {@code header}); adds its subdirectories to {@code subdirs} when given. */
+  private void list(Ext4FileSystem fs, PrintWriter out, String dirPath, long dir, boolean header, List<Row> subdirs)
+      throws IOException {
     if (header) {
       out.println(dirPath + ":");
     }
     List<Row> rows = new ArrayList<>();
-    List<Row> subdirs = new ArrayList<>();
     for (DirEntry e : DirListing.sorted(fs, dir, all)) {
       if (!all && e.name().length > 0 && e.name()[0] == '.') {
         continue;
       }
-      Attributes a = longFormat || recursive ? fs.getattr(e.ino()) : null;
+      Attributes a = longFormat || subdirs != null ? fs.getattr(e.ino()) : null;
       rows.add(new Row(e.nameString(), a, e));
-      if (recursive && !e.isDot() && a.isDirectory()) {
+      if (subdirs != null && !e.isDot() && a.isDirectory()) {
         subdirs.add(new Row(DirListing.join(dirPath, e.nameString()), a, e));
       }
     }
     print(fs, out, rows, true);
-    for (Row sub : subdirs) {
-      out.println();
-      try {
-        list(fs, out, sub.name(), sub.ino(), true);
-      } catch (IOException e) {
-        throw target.failure(sub.name(), e);
-      }
-    }
   }
 
   private void print(Ext4FileSystem fs, PrintWriter out, List<Row> rows, boolean total) throws IOException {

@@ -31,8 +31,9 @@ public final class MountCommand implements Callable<Integer> {
   Path mountpoint;
 
   @Option(names = "-o", paramLabel = "OPTIONS", split = ",",
-      description = "Mount options: ro, rw, allow_other, default_permissions (always on), writeback_cache, direct_io, "
-          + "max_write=N (default 1 MiB), threads=N (default 16), attr_timeout=S, entry_timeout=S (default 1), fsname=NAME, "
+      description = "Mount options: ro, rw, allow_other, default_permissions (the default: the kernel checks permissions), "
+          + "no_default_permissions (the engine checks them), writeback_cache, direct_io, max_write=N (default 1 MiB), "
+          + "threads=N (default 16), attr_timeout=S, entry_timeout=S (default 1), fsname=NAME, "
           + "dirsync (every directory change durable when it returns).")
   java.util.List<String> options = new java.util.ArrayList<>();
 

@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code ext4j rm [-r] [-f] IMAGE PATH...}: removes names (a symbolic link itself, never what it
- * points at). A directory needs {@code -r}, which removes its contents depth-first and then it.
+ * points at). A directory needs {@code -r}, which removes its contents depth-first and then it (a
+ * directory met again below itself, in a corrupted image, is reported as a loop and left).
  * Refuses the root directory and paths ending in "." or "..". {@code -f} ignores paths that do not
  * exist. Each failing path is reported on one line, the others still removed; the exit status is
  * then 1. Closes the image cleanly.
@@ -91,21 +92,62 @@ public final class RmCommand implements Callable<Integer> {
     fs.rmdir(at.dir(), at.name());
   }
 
-  /** Empties directory {@code dir}, depth-first. */
+  /** A directory being emptied: its entries still to remove, and the directory it is in (for loops). */
+  private record Frame(long dir, byte[] name, String shown, java.util.Iterator<DirEntry> entries, Frame up) {
+    String ancestor(long ino) {
+      for (Frame f = this; f != null; f = f.up) {
+        if (f.dir == ino) {
+          return f.shown;
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Empties directory {@code dir}, depth-first and iteratively (one frame per level: memory grows
+   * with the tree's depth, not its size). A directory met again below itself (a corrupted image) is
+   * reported as a filesystem loop and left, so the directories above it stay too.
+   */
   private void removeTree(Ext4FileSystem fs, long dir, String shown) throws IOException {
-    for (DirEntry e : DirListing.sorted(fs, dir, false)) {
-      String child = DirListing.join(shown, e.nameString());
+    java.util.ArrayDeque<Frame> stack = new java.util.ArrayDeque<>();
+    stack.push(new Frame(dir, null, shown, DirListing.sorted(fs, dir, false).iterator(), null));
+    String loop = null;
+    while (!stack.isEmpty()) {
+      Frame f = stack.peek();
+      if (!f.entries().hasNext()) {
+        stack.pop();
+        if (f.up() != null) {
+          try {
+            fs.rmdir(f.up().dir(), f.name());
+          } catch (Ext4Exception x) {
+            if (loop == null) {
+              throw new CliException(Main.message(target.failure(f.shown(), x)), x);
+            }
+          }
+        }
+        continue;
+      }
+      DirEntry e = f.entries().next();
+      String child = DirListing.join(f.shown(), e.nameString());
       try {
         Attributes a = fs.getattr(e.ino());
         if (a.isDirectory()) {
-          removeTree(fs, a.ino(), child);
-          fs.rmdir(dir, e.name());
+          String seen = f.ancestor(a.ino());
+          if (seen != null) {
+            loop = child + ": filesystem loop detected (it is " + seen + " again); not entered (" + target.name() + ")";
+            continue;
+          }
+          stack.push(new Frame(a.ino(), e.name(), child, DirListing.sorted(fs, a.ino(), false).iterator(), f));
         } else {
-          fs.unlink(dir, e.name());
+          fs.unlink(f.dir(), e.name());
         }
       } catch (Ext4Exception x) {
         throw new CliException(Main.message(target.failure(child, x)), x);
       }
+    }
+    if (loop != null) {
+      throw new CliException(loop);
     }
   }
 }

@@ -57,6 +57,14 @@ final class Warnings {
     error(Main.message(e instanceof CliException ? e : new CliException(where + ": " + Main.message(e), e)));
   }
 
+  /**
+   * A directory reached again below itself (a corrupted image whose entry points back at an
+   * ancestor): reported once for that path, counted, and not entered, as find and cp do.
+   */
+  void loop(String path, String ancestor) {
+    error(path + ": filesystem loop detected (it is " + ancestor + " again); not entered");
+  }
+
   /** The entries reported by {@link #error}. */
   int errors() {
     return errors;

@@ -1,7 +1,6 @@
 package io.ext4j.fuse;
 
 import io.ext4j.fs.Attributes;
-import io.ext4j.fs.Caller;
 import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
@@ -9,11 +8,14 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.RenameMode;
-import io.ext4j.fs.SetAttributes;
+import io.ext4j.fs.vfs.AttrChange;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Lookups;
+import io.ext4j.fs.vfs.TimeSpec;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -21,12 +23,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * FUSE requests → engine calls: each opcode's arguments decoded, the one {@link Ext4FileSystem}
- * operation it means called, its result encoded as the reply. No filesystem rule lives here: the
- * kernel checks permissions ({@code default_permissions}), the engine does everything else. A
- * node id is the ext4 inode number (the root's is 1 to the kernel, 2 on disk), so lookups need no
- * table and FORGET has nothing to do; an open file's handle ({@code fh}) names an {@link OpenFile},
- * which keeps its inode alive after the last name goes, as on ext4.
+ * FUSE requests → calls of the engine's VFS ({@link Vfs}'s node calls): each opcode's arguments
+ * decoded, the caller's credentials built ({@link FuseCallers}), the one call it means made, its
+ * result encoded as the reply. No filesystem rule lives here: with {@code default_permissions} the
+ * kernel checks permissions (without it the engine does, from the same credentials), and the engine
+ * does everything else — O_CREAT's atomicity, clearing
+ * setuid, setgid and security.capability in the transaction before a write, truncate or chown,
+ * timestamps from its own clock, the umask (FUSE_DONT_MASK: the kernel leaves it to the engine, which
+ * skips it under a default ACL) and inode lifetime. A node id is the ext4 inode number (the root's
+ * is 1 to the kernel, 2 on disk); every entry a reply hands the kernel is a lookup reference
+ * ({@link Lookups}) that keeps the inode, unlinked or not, until the kernel's FORGET, so a node id
+ * never reaches an inode that reused its number. An open file's handle ({@code fh}) names an
+ * {@link OpenFile}, which keeps its inode alive after the last name goes, as on ext4.
  *
  * <p>Thread-safe: every session thread calls {@link #handle} at once; the handle table is a
  * concurrent map and the engine is thread-safe.
@@ -41,16 +49,28 @@ final class Ext4FuseOps {
   private static final int GETATTR_FH = 1;
   private static final int XATTR_LIST_MAX = 65536;
   private static final int COPY_CHUNK = 1 << 20;
-  private static final String CAPABILITY = "security.capability";
 
   private final Ext4FileSystem fs;
+  private final Vfs vfs;
+  private final Lookups lookups;
+  private final FuseCallers callers;
   private final FuseOptions options;
+  /**
+   * How long the kernel may keep a name: the option's, or none without default_permissions — the
+   * kernel walks a cached name without asking, so only a LOOKUP per walk lets the engine check the
+   * caller's search permission on every directory of the path.
+   */
+  private final long entryTimeoutNs;
   private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
   private final AtomicLong nextFh = new AtomicLong(1);
 
   Ext4FuseOps(Ext4FileSystem fs, FuseOptions options) {
     this.fs = fs;
+    this.vfs = fs.vfs();
+    this.lookups = vfs.newLookups();
     this.options = options;
+    this.entryTimeoutNs = options.defaultPermissions() ? options.entryTimeoutNs() : 0;
+    this.callers = new FuseCallers(options.defaultPermissions());
   }
 
   static long ino(long nodeid) {
@@ -79,67 +99,99 @@ final class Ext4FuseOps {
 
   private int dispatch(FuseRequest r, ByteBuffer out) throws IOException {
     long ino = ino(r.nodeid);
-    Caller who = new Caller(Integer.toUnsignedLong(r.uid), Integer.toUnsignedLong(r.gid));
     switch (r.opcode) {
-      case FuseProto.FORGET, FuseProto.BATCH_FORGET, FuseProto.INTERRUPT -> {
+      case FuseProto.FORGET -> {
+        lookups.forget(ino, r.u64(0));
         return NO_REPLY;
       }
-      case FuseProto.LOOKUP -> entry(out, fs.lookup(ino, r.name(0)));
+      case FuseProto.BATCH_FORGET -> {
+        int count = r.u32(0);
+        for (int k = 0; k < count; k++) {
+          lookups.forget(ino(r.u64(8 + 16 * k)), r.u64(16 + 16 * k));
+        }
+        return NO_REPLY;
+      }
+      case FuseProto.INTERRUPT -> {
+        return NO_REPLY;
+      }
+      case FuseProto.LOOKUP -> entry(out, vfs.lookup(ino, r.name(0), callers.of(r, 0)));
       case FuseProto.GETATTR -> {
         OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
-        FuseReplies.attrOut(out, f != null ? f.attributes() : fs.getattr(ino), options.attrTimeoutNs());
+        FuseReplies.attrOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
       }
       case FuseProto.SETATTR -> FuseReplies.attrOut(out, setattr(r, ino), options.attrTimeoutNs());
-      case FuseProto.READLINK -> out.put(fs.readlink(ino));
+      case FuseProto.READLINK -> out.put(vfs.readlink(ino, callers.of(r, 0)));
       case FuseProto.SYMLINK -> {
         byte[] name = r.name(0);
-        entry(out, fs.symlink(ino, name, r.name(r.after(0)), who));
+        entry(out, vfs.symlink(ino, name, r.name(r.after(0)), callers.of(r, 0)));
       }
       case FuseProto.MKNOD -> {
         int mode = r.u32(0);
         byte[] name = r.name(16);
-        entry(out, (mode & Attributes.S_IFMT) == 0x8000 ? fs.create(ino, name, mode & 07777, who)
-            : fs.mknod(ino, name, mode, Integer.toUnsignedLong(r.u32(4)), who));
+        entry(out, vfs.mknod(ino, name, mode, Integer.toUnsignedLong(r.u32(4)), callers.of(r, r.u32(8))));
       }
-      case FuseProto.MKDIR -> entry(out, fs.mkdir(ino, r.name(8), r.u32(0) & 07777, who));
-      case FuseProto.UNLINK -> fs.unlink(ino, r.name(0));
-      case FuseProto.RMDIR -> fs.rmdir(ino, r.name(0));
+      case FuseProto.MKDIR -> entry(out, vfs.mkdir(ino, r.name(8), r.u32(0) & 07777, callers.of(r, r.u32(4))));
+      case FuseProto.UNLINK -> vfs.unlink(ino, r.name(0), callers.of(r, 0));
+      case FuseProto.RMDIR -> vfs.rmdir(ino, r.name(0), callers.of(r, 0));
       case FuseProto.RENAME -> {
         byte[] from = r.name(8);
-        fs.rename(ino, from, ino(r.u64(0)), r.name(r.after(8)), RenameMode.REPLACE);
+        vfs.rename(ino, from, ino(r.u64(0)), r.name(r.after(8)), RenameMode.REPLACE, callers.of(r, 0));
       }
       case FuseProto.RENAME2 -> {
         byte[] from = r.name(16);
-        fs.rename(ino, from, ino(r.u64(0)), r.name(r.after(16)), renameMode(r.u32(8)));
+        vfs.rename(ino, from, ino(r.u64(0)), r.name(r.after(16)), renameMode(r.u32(8)), callers.of(r, 0));
       }
-      case FuseProto.LINK -> entry(out, fs.link(ino(r.u64(0)), ino, r.name(8)));
-      case FuseProto.OPEN -> open(out, ino, r.u32(0), who);
+      case FuseProto.LINK -> entry(out, vfs.link(ino(r.u64(0)), ino, r.name(8), callers.of(r, 0)));
+      case FuseProto.OPEN -> {
+        int flags = r.u32(0);
+        opened(out, vfs.open(ino, openFlags(flags), callers.of(r, 0)), flags);
+      }
       case FuseProto.CREATE -> {
         int flags = r.u32(0);
-        Attributes a = fs.create(ino, r.name(16), r.u32(4) & 07777, who);
-        entry(out, a);
-        open(out, a.ino(), flags & ~FuseProto.O_TRUNC, who);
+        Set<OpenFlag> set = openFlags(flags);
+        set.add(OpenFlag.CREATE);
+        if ((flags & FuseProto.O_EXCL) != 0) {
+          set.add(OpenFlag.EXCLUSIVE);
+        }
+        OpenFile f = vfs.create(ino, r.name(16), set, r.u32(4) & 07777, callers.of(r, r.u32(8)));
+        createdAndOpened(out, f, flags);
+      }
+      case FuseProto.TMPFILE -> { // O_TMPFILE: fuse_create_in, the name is the kernel's placeholder
+        int flags = r.u32(0);
+        Set<OpenFlag> set = openFlags(flags);
+        if ((flags & FuseProto.O_EXCL) != 0) {
+          set.add(OpenFlag.EXCLUSIVE); // never to be linked
+        }
+        OpenFile f = vfs.tmpfile(ino, set, r.u32(4) & 07777, callers.of(r, r.u32(8)));
+        createdAndOpened(out, f, flags);
       }
       case FuseProto.READ -> read(r, out);
       case FuseProto.WRITE -> {
         OpenFile f = file(r.u64(0));
-        long n = f.write(r.u64(8), r.bytes(40, r.u32(16)));
-        if (killPrivileges(f.ino(), (r.u32(20) & FuseProto.WRITE_KILL_SUIDGID) != 0 ? r : null)) {
-          r.invalidateBeforeReply = r.nodeid; // the kernel keeps the mode it had: make it ask again
+        boolean kill = (r.u32(20) & FuseProto.WRITE_KILL_SUIDGID) != 0;
+        boolean privileged = kill && (f.attributes().mode() & 06000) != 0;
+        long n = f.write(r.u64(8), r.bytes(40, r.u32(16)), callers.writer(r, kill));
+        if (privileged) {
+          r.invalidateBeforeReply = r.nodeid; // the engine cleared setuid/setgid: the kernel must ask for the mode again
         }
         FuseReplies.sizeOut(out, n);
       }
       case FuseProto.STATFS -> FuseReplies.statfs(out, fs.statfs());
-      case FuseProto.RELEASE -> {
+      case FuseProto.RELEASE, FuseProto.RELEASEDIR -> {
         OpenFile f = files.remove(r.u64(0));
         if (f != null) {
           f.close();
         }
       }
-      case FuseProto.FLUSH, FuseProto.RELEASEDIR, FuseProto.ACCESS -> {
-        // FLUSH is every close(2), not a sync; ACCESS: default_permissions has the kernel check
+      case FuseProto.FLUSH -> {
+        // every close(2), not a sync
       }
-      case FuseProto.FSYNC -> {
+      case FuseProto.ACCESS -> {
+        if (!options.defaultPermissions()) { // else the kernel checked, and does not send it
+          vfs.access(ino, r.u32(0) & 7, callers.of(r, 0));
+        }
+      }
+      case FuseProto.FSYNC, FuseProto.FSYNCDIR -> {
         boolean datasync = (r.u32(8) & FuseProto.FSYNC_FDATASYNC) != 0;
         OpenFile f = files.get(r.u64(0));
         if (f != null) {
@@ -148,29 +200,39 @@ final class Ext4FuseOps {
           fs.fsync(ino, datasync);
         }
       }
-      case FuseProto.FSYNCDIR -> fs.fsync(ino, (r.u32(8) & FuseProto.FSYNC_FDATASYNC) != 0);
       case FuseProto.OPENDIR -> {
-        if (!fs.getattr(ino).isDirectory()) {
-          throw new Ext4Exception(Errno.ENOTDIR, ino, null, "not a directory");
-        }
-        FuseReplies.open(out, 0, 0);
+        OpenFile d = vfs.open(ino, EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY), callers.of(r, 0));
+        long fh = nextFh.getAndIncrement();
+        files.put(fh, d);
+        FuseReplies.open(out, fh, 0);
       }
-      case FuseProto.READDIR -> readdir(r, ino, out, false);
-      case FuseProto.READDIRPLUS -> readdir(r, ino, out, true);
+      case FuseProto.READDIR -> readdir(r, out, false);
+      case FuseProto.READDIRPLUS -> readdir(r, out, true);
       case FuseProto.SETXATTR -> {
         int size = r.u32(0);
         int flags = r.u32(4);
         byte[] name = r.name(8);
-        fs.setxattr(ino, xattrName(name), r.copy(r.after(8), size), flags);
+        vfs.setxattr(ino, xattrName(name), r.copy(r.after(8), size), flags, callers.of(r, 0));
       }
-      case FuseProto.GETXATTR -> sized(out, r.u32(0), fs.getxattr(ino, xattrName(r.name(8))));
-      case FuseProto.LISTXATTR -> sized(out, r.u32(0), listxattr(ino));
-      case FuseProto.REMOVEXATTR -> fs.removexattr(ino, xattrName(r.name(0)));
-      case FuseProto.FALLOCATE -> file(r.u64(0)).fallocate(r.u32(24), r.u64(8), r.u64(16));
+      case FuseProto.GETXATTR -> sized(out, r.u32(0), vfs.getxattr(ino, xattrName(r.name(8)), callers.of(r, 0)));
+      case FuseProto.LISTXATTR -> sized(out, r.u32(0), listxattr(ino, callers.of(r, 0)));
+      case FuseProto.REMOVEXATTR -> vfs.removexattr(ino, xattrName(r.name(0)), callers.of(r, 0));
+      case FuseProto.FALLOCATE -> {
+        Credentials c = r.uid == 0 ? callers.of(r, 0) : callers.withGroups(r, 0);
+        OpenFile f = file(r.u64(0));
+        boolean privileged = r.uid != 0 && (f.attributes().mode() & 06000) != 0;
+        f.fallocate(r.u32(24), r.u64(8), r.u64(16), c);
+        if (privileged) {
+          r.invalidateBeforeReply = r.nodeid; // the engine may have cleared setuid/setgid: the kernel must ask again
+        }
+      }
       case FuseProto.LSEEK -> lseek(r, out);
+      case FuseProto.IOCTL -> {
+        return ioctl(r, out);
+      }
       case FuseProto.COPY_FILE_RANGE -> FuseReplies.sizeOut(out, copyRange(r));
       case FuseProto.DESTROY -> {
-        // the session ends after replying
+        // the session ends after replying; closeAll drops what the kernel still held
       }
       default -> {
         return FuseProto.ENOSYS; // never for FSYNC/FSYNCDIR: the kernel would stop sending them
@@ -179,8 +241,21 @@ final class Ext4FuseOps {
     return 0;
   }
 
-  private void entry(ByteBuffer out, Attributes a) {
-    FuseReplies.entry(out, a, options.entryTimeoutNs(), options.attrTimeoutNs());
+  /** The reply to CREATE or TMPFILE: an entry and an open handle; {@code f} closed if the reply fails. */
+  private void createdAndOpened(ByteBuffer out, OpenFile f, int flags) throws IOException {
+    try {
+      entry(out, f.attributes());
+    } catch (IOException | RuntimeException e) {
+      f.close();
+      throw e;
+    }
+    opened(out, f, flags);
+  }
+
+  /** An entry reply: the kernel now holds a lookup reference on {@code a}'s inode. */
+  private void entry(ByteBuffer out, Attributes a) throws IOException {
+    lookups.rememberOrEnoent(a);
+    FuseReplies.entry(out, a, entryTimeoutNs, options.attrTimeoutNs());
   }
 
   private OpenFile file(long fh) throws Ext4Exception {
@@ -191,7 +266,8 @@ final class Ext4FuseOps {
     return f;
   }
 
-  private void open(ByteBuffer out, long ino, int flags, Caller who) throws IOException {
+  /** open(2)'s flags as the engine's (O_TRUNC too: with ATOMIC_O_TRUNC unset the kernel truncates first and clears it). */
+  private Set<OpenFlag> openFlags(int flags) {
     Set<OpenFlag> set = EnumSet.noneOf(OpenFlag.class);
     int acc = flags & FuseProto.O_ACCMODE;
     if (acc != FuseProto.O_WRONLY) {
@@ -211,23 +287,27 @@ final class Ext4FuseOps {
     } else if ((flags & FuseProto.O_DSYNC) != 0) {
       set.add(OpenFlag.DSYNC);
     }
-    boolean direct = (flags & FuseProto.O_DIRECT) != 0 || options.directIo();
-    if (direct) {
+    if ((flags & FuseProto.O_DIRECT) != 0 || options.directIo()) {
       set.add(OpenFlag.DIRECT);
     }
     if ((flags & FuseProto.O_TRUNC) != 0) {
       set.add(OpenFlag.TRUNCATE);
     }
-    OpenFile f = fs.open(ino, set, who);
+    return set;
+  }
+
+  /** Registers {@code f} under a new handle and writes the open reply. */
+  private void opened(ByteBuffer out, OpenFile f, int flags) {
     long fh = nextFh.getAndIncrement();
     files.put(fh, f);
+    boolean direct = (flags & FuseProto.O_DIRECT) != 0 || options.directIo();
     // Only the kernel reaches the image while it is mounted, through this mount: cached pages stay valid.
     FuseReplies.open(out, fh, direct ? FuseProto.FOPEN_DIRECT_IO : FuseProto.FOPEN_KEEP_CACHE);
   }
 
   private Attributes setattr(FuseRequest r, long ino) throws IOException {
     int valid = r.u32(0);
-    SetAttributes c = SetAttributes.none();
+    AttrChange c = AttrChange.none();
     if ((valid & FuseProto.FATTR_MODE) != 0) {
       c = c.withMode(r.u32(68) & 07777);
     }
@@ -235,98 +315,43 @@ final class Ext4FuseOps {
       c = c.withOwner((valid & FuseProto.FATTR_UID) != 0 ? Integer.toUnsignedLong(r.u32(76)) : null,
           (valid & FuseProto.FATTR_GID) != 0 ? Integer.toUnsignedLong(r.u32(80)) : null);
     }
-    Instant now = null;
-    Instant atime = null;
-    Instant mtime = null;
+    TimeSpec atime = null;
+    TimeSpec mtime = null;
     if ((valid & FuseProto.FATTR_ATIME_NOW) != 0) {
-      atime = now = Instant.now();
+      atime = TimeSpec.NOW;
     } else if ((valid & FuseProto.FATTR_ATIME) != 0) {
-      atime = FuseReplies.time(r.u64(32), r.u32(56));
+      atime = TimeSpec.at(FuseReplies.time(r.u64(32), r.u32(56)));
     }
     if ((valid & FuseProto.FATTR_MTIME_NOW) != 0) {
-      mtime = now != null ? now : Instant.now();
+      mtime = TimeSpec.NOW;
     } else if ((valid & FuseProto.FATTR_MTIME) != 0) {
-      mtime = FuseReplies.time(r.u64(40), r.u32(60));
+      mtime = TimeSpec.at(FuseReplies.time(r.u64(40), r.u32(60)));
     }
     if (atime != null || mtime != null) {
       c = c.withTimes(atime, mtime);
     }
     // FATTR_CTIME is not passed on: the engine sets ctime to now on every change, as ext4 does.
+    Credentials who = callers.of(r, 0);
     if ((valid & FuseProto.FATTR_SIZE) != 0) {
-      long size = r.u64(16);
-      OpenFile f = (valid & FuseProto.FATTR_FH) != 0 ? files.get(r.u64(8)) : null;
-      if (f != null && c.equals(SetAttributes.none())) {
-        f.truncate(size);
-        killPrivileges(ino, (valid & FuseProto.FATTR_KILL_SUIDGID) != 0 ? r : null);
-        return f.attributes(); // the reply carries the mode as it now is
-      }
-      c = c.withSize(size);
+      c = c.withSize(r.u64(16));
+      who = callers.writer(r, (valid & FuseProto.FATTR_KILL_SUIDGID) != 0);
     }
-    Attributes a = fs.setattr(ino, c);
-    if ((valid & FuseProto.FATTR_SIZE) != 0 && killPrivileges(ino, (valid & FuseProto.FATTR_KILL_SUIDGID) != 0 ? r : null)) {
-      a = fs.getattr(ino);
+    OpenFile f = (valid & FuseProto.FATTR_FH) != 0 ? files.get(r.u64(8)) : null;
+    Attributes a = f != null ? vfs.setattr(f, c, who) : vfs.setattr(ino, c, who, false);
+    if ((valid & (FuseProto.FATTR_SIZE | FuseProto.FATTR_UID | FuseProto.FATTR_GID)) != 0) {
+      r.invalidateBeforeReply = r.nodeid; // setuid/setgid may have gone with it
     }
     return a;
   }
 
-  /**
-   * What the kernel leaves to the file system under HANDLE_KILLPRIV_V2 after a write or truncate, as
-   * its own file_remove_privs does on ext4: security.capability removed, and when the kernel marked
-   * the request ({@code caller} non-null: a caller without CAP_FSETID) setuid cleared, and setgid
-   * cleared if the group may execute or the caller is not in the file's group (its groups read
-   * from /proc, as the request names only its primary group). Returns whether anything changed.
-   */
-  private boolean killPrivileges(long ino, FuseRequest caller) throws IOException {
-    boolean changed = false;
-    if (caller != null) {
-      Attributes a = fs.getattr(ino);
-      int mode = a.mode();
-      int kill = mode & 04000;
-      if ((mode & 02000) != 0 && ((mode & 010) != 0 || !inGroup(caller, a.gid()))) {
-        kill |= 02000;
-      }
-      if (kill != 0) {
-        fs.setattr(ino, SetAttributes.none().withMode(mode & 07777 & ~kill));
-        changed = true;
-      }
-    }
-    if (fs.hasXattr(ino, CAPABILITY)) {
-      fs.removexattr(ino, CAPABILITY);
-      changed = true;
-    }
-    return changed;
-  }
-
-  /** Whether the requesting process is in group {@code gid}: its primary group, or one of /proc/PID/status's Groups. */
-  private static boolean inGroup(FuseRequest r, long gid) {
-    if (Integer.toUnsignedLong(r.gid) == gid) {
-      return true;
-    }
-    try {
-      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(r.pid), "status"))) {
-        if (line.startsWith("Groups:")) {
-          for (String g : line.substring(7).trim().split("\\s+")) {
-            if (!g.isEmpty() && Long.parseLong(g) == gid) {
-              return true;
-            }
-          }
-        }
-      }
-    } catch (IOException | NumberFormatException e) {
-      return false; // the process is gone or unreadable: treat it as outside the group, as the safe side
-    }
-    return false;
-  }
-
   private static RenameMode renameMode(int flags) throws Ext4Exception {
-    return switch (flags) {
-      case 0 -> RenameMode.REPLACE;
-      case FuseProto.RENAME_NOREPLACE -> RenameMode.NOREPLACE;
-      case FuseProto.RENAME_EXCHANGE -> RenameMode.EXCHANGE;
-      default -> throw new Ext4Exception(Errno.EINVAL, 0, null, "rename flags 0x" + Integer.toHexString(flags)
-          + " (RENAME_WHITEOUT is not supported)");
-    };
+    RenameMode m = RenameMode.ofFlags(flags);
+    if (m == null) {
+      throw new Ext4Exception(Errno.EINVAL, 0, null, "rename flags 0x" + Integer.toHexString(flags));
+    }
+    return m;
   }
+
 
   private void read(FuseRequest r, ByteBuffer out) throws IOException {
     OpenFile f = file(r.u64(0));
@@ -342,19 +367,26 @@ final class Ext4FuseOps {
     out.position(out.position() + dst.position());
   }
 
-  private void readdir(FuseRequest r, long dir, ByteBuffer out, boolean plus) throws IOException {
+  private void readdir(FuseRequest r, ByteBuffer out, boolean plus) throws IOException {
+    OpenFile d = file(r.u64(0));
+    long dir = d.ino();
     long cookie = r.u64(8);
     int size = Math.min(r.u32(16), out.remaining());
     ByteBuffer b = out.slice(out.position(), size).order(out.order());
     int max = Math.max(1, size / (plus ? FuseReplies.ENTRY_OUT + FuseReplies.DIRENT_HEADER + 8 : FuseReplies.DIRENT_HEADER + 8));
-    List<DirEntry> entries = fs.readdir(dir, cookie, max);
+    List<DirEntry> entries = vfs.readdir(d, cookie, max);
     for (DirEntry e : entries) {
       int type = FuseReplies.direntType(e.type());
       boolean fits;
       if (plus) {
-        Attributes a = e.isDot() ? null : lookupQuietly(dir, e.name());
-        fits = FuseReplies.direntPlus(b, a, e.ino(), e.cookie(), type, e.name(), options.entryTimeoutNs(),
+        Attributes a = e.isDot() ? null : lookupQuietly(r, dir, e.name());
+        int mark = b.position();
+        fits = FuseReplies.direntPlus(b, a, e.ino(), e.cookie(), type, e.name(), entryTimeoutNs,
             options.attrTimeoutNs());
+        if (fits && a != null && !remembered(a)) {
+          b.position(mark); // gone since the lookup: leave it to the next READDIRPLUS, which will not see it
+          break;
+        }
       } else {
         fits = FuseReplies.dirent(b, e.ino(), e.cookie(), type, e.name());
       }
@@ -365,10 +397,23 @@ final class Ext4FuseOps {
     out.position(out.position() + b.position());
   }
 
-  /** The entry's attributes for READDIRPLUS; null (the kernel looks it up itself) if it vanished meanwhile. */
-  private Attributes lookupQuietly(long dir, byte[] name) throws IOException {
+  /** A READDIRPLUS entry's lookup reference; false when its inode went meanwhile. */
+  private boolean remembered(Attributes a) throws IOException {
     try {
-      return fs.lookup(dir, name);
+      lookups.rememberOrEnoent(a);
+      return true;
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.ENOENT) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** The entry's attributes for READDIRPLUS; null (the kernel looks it up itself) if it vanished meanwhile. */
+  private Attributes lookupQuietly(FuseRequest r, long dir, byte[] name) throws IOException {
+    try {
+      return vfs.lookup(dir, name, callers.of(r, 0));
     } catch (Ext4Exception e) {
       if (e.errno() == Errno.ENOENT) {
         return null;
@@ -381,9 +426,9 @@ final class Ext4FuseOps {
     return new String(name, StandardCharsets.UTF_8);
   }
 
-  private byte[] listxattr(long ino) throws IOException {
+  private byte[] listxattr(long ino, Credentials c) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(XATTR_LIST_MAX);
-    for (String n : fs.listxattr(ino)) {
+    for (String n : vfs.listxattr(ino, c)) {
       byte[] s = n.getBytes(StandardCharsets.UTF_8);
       if (b.remaining() < s.length + 1) {
         throw new Ext4Exception(Errno.ERANGE, ino, null, "attribute names exceed " + XATTR_LIST_MAX + " bytes");
@@ -406,9 +451,70 @@ final class Ext4FuseOps {
     }
   }
 
+  /** ext4's FS_FL_USER_VISIBLE: the inode flags FS_IOC_GETFLAGS shows. */
+  private static final int FLAGS_VISIBLE = 0x705BDFFF;
+  /** FS_XFLAG_* ↔ inode flags, as ext4 maps them: sync, immutable, append, nodump, noatime. */
+  private static final int[][] XFLAGS = {{0x20, 0x8}, {0x8, 0x10}, {0x10, 0x20}, {0x80, 0x40}, {0x40, 0x80}};
+
+  /**
+   * FUSE_IOCTL for the inode-flag calls the kernel's fileattr code sends (lsattr and chattr's
+   * FS_IOC_GETFLAGS/SETFLAGS, xfs_io's FS_IOC_FSGETXATTR/FSSETXATTR): the flags are the engine's
+   * (getflags, setflags, which owns the rules); any other command is ENOTTY, as ext4 answers it.
+   */
+  private int ioctl(FuseRequest r, ByteBuffer out) throws IOException {
+    OpenFile f = file(r.u64(0));
+    int cmd = r.u32(12);
+    int outSize = r.u32(28);
+    int result;
+    switch (cmd) {
+      case FuseProto.FS_IOC_GETFLAGS, FuseProto.FS_IOC32_GETFLAGS -> {
+        ioctlOut(out);
+        out.putInt(vfs.getflags(f) & FLAGS_VISIBLE);
+        if (outSize >= 8) {
+          out.putInt(0);
+        }
+        return 0;
+      }
+      case FuseProto.FS_IOC_SETFLAGS, FuseProto.FS_IOC32_SETFLAGS -> {
+        vfs.setflags(f, r.u32(32), callers.of(r, 0));
+        ioctlOut(out);
+        return 0;
+      }
+      case FuseProto.FS_IOC_FSGETXATTR -> {
+        int flags = vfs.getflags(f);
+        int x = 0;
+        for (int[] m : XFLAGS) {
+          x |= (flags & m[1]) != 0 ? m[0] : 0;
+        }
+        ioctlOut(out);
+        out.putInt(x).putInt(0).putInt(0).putInt(0).putInt(0).putLong(0); // xflags, extsize, nextents, projid, cowextsize, pad
+        return 0;
+      }
+      case FuseProto.FS_IOC_FSSETXATTR -> {
+        int x = r.u32(32);
+        int flags = vfs.getflags(f);
+        for (int[] m : XFLAGS) {
+          flags = (x & m[0]) != 0 ? flags | m[1] : flags & ~m[1];
+        }
+        vfs.setflags(f, flags, callers.of(r, 0));
+        ioctlOut(out);
+        return 0;
+      }
+      default -> result = FuseProto.ENOTTY;
+    }
+    return result;
+  }
+
+  private static void ioctlOut(ByteBuffer out) {
+    out.putInt(0).putInt(0).putInt(0).putInt(0); // result 0, no retry, no iovecs
+  }
+
   private void lseek(FuseRequest r, ByteBuffer out) throws IOException {
     OpenFile f = file(r.u64(0));
     long offset = r.u64(8);
+    if (offset < 0) {
+      throw new Ext4Exception(Errno.ENXIO, f.ino(), null, "SEEK_DATA/SEEK_HOLE at a negative offset");
+    }
     long at = switch (r.u32(16)) {
       case FuseProto.SEEK_DATA -> f.seekData(offset);
       case FuseProto.SEEK_HOLE -> f.seekHole(offset);
@@ -451,6 +557,11 @@ final class Ext4FuseOps {
    */
   void closeAll() throws IOException {
     IOException first = null;
+    try {
+      lookups.forgetAll();
+    } catch (IOException e) {
+      first = e;
+    }
     for (Long fh : List.copyOf(files.keySet())) {
       OpenFile f = files.remove(fh);
       if (f == null) {

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * renameat2 flags, 1 MiB writes.
  *
  * <h2>Lifecycle</h2>
- * {@link #mount} opens {@code /dev/fuse} and mounts it with {@code default_permissions} — as root
+ * {@link #mount} opens {@code /dev/fuse} and mounts it (with {@code default_permissions} unless told not to) — as root
  * with mount(2), as any other user through the setuid {@code fusermount3} (which passes the
  * descriptor back over a socket) — and starts the session threads. The session ends when the
  * kernel says the mount is gone — {@code umount}, {@code fusermount3 -u}, or {@link #unmount} — and
@@ -103,7 +103,7 @@ public final class FuseMount implements AutoCloseable {
           + (-fd == 2 ? " (load the fuse module: modprobe fuse)" : ""));
     }
     String data = "fd=" + fd + ",rootmode=40000,user_id=0,group_id=" + Integer.toUnsignedString(Libc.getgid())
-        + ",default_permissions" + (options.allowOther() ? ",allow_other" : "");
+        + (options.defaultPermissions() ? ",default_permissions" : "") + (options.allowOther() ? ",allow_other" : "");
     long flags = Libc.MS_NOSUID | Libc.MS_NODEV | (ro ? Libc.MS_RDONLY : 0);
     int r = Libc.mount(src, mp.toString(), "fuse.ext4j", flags, data);
     if (r < 0) {
@@ -124,7 +124,8 @@ public final class FuseMount implements AutoCloseable {
       throw new IOException("socketpair for fusermount3 failed: " + Libc.describe(-sv[0]));
     }
     try {
-      String opts = "default_permissions,fsname=" + src + ",subtype=ext4j" + (options.allowOther() ? ",allow_other" : "")
+      String opts = (options.defaultPermissions() ? "default_permissions," : "") + "fsname=" + src + ",subtype=ext4j"
+          + (options.allowOther() ? ",allow_other" : "")
           + (ro ? ",ro" : "");
       List<String> env = new ArrayList<>();
       System.getenv().forEach((k, v) -> {
@@ -291,7 +292,7 @@ public final class FuseMount implements AutoCloseable {
     }
     int want = FuseProto.ASYNC_READ | FuseProto.BIG_WRITES | FuseProto.DO_READDIRPLUS | FuseProto.READDIRPLUS_AUTO
         | FuseProto.ASYNC_DIO | FuseProto.PARALLEL_DIROPS | FuseProto.MAX_PAGES | FuseProto.CACHE_SYMLINKS
-        | FuseProto.HANDLE_KILLPRIV_V2 | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
+        | FuseProto.HANDLE_KILLPRIV_V2 | FuseProto.DONT_MASK | FuseProto.IOCTL_DIR | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
     FuseReplies.init(out, Math.min(minor, FuseProto.MINOR), readahead, kernelFlags & want, MAX_BACKGROUND,
         options.maxWrite(), options.maxWrite() / 4096);
     initialized = true;

@@ -7,9 +7,10 @@ import java.util.List;
  * How a FUSE mount behaves: the {@code -o} options of {@code ext4j mount}, validated.
  *
  * @param readOnly {@code ro}: the image is opened read-only and mounted MS_RDONLY (default rw)
- * @param allowOther {@code allow_other}: users other than the mounting one may use the mount (the
- *     kernel checks permissions from the mode bits either way: ext4j always mounts with
- *     {@code default_permissions}, as ext4 checks them)
+ * @param allowOther {@code allow_other}: users other than the mounting one may use the mount
+ * @param defaultPermissions {@code default_permissions} (the default): the kernel checks permissions
+ *     from the mode bits and ACLs before it asks; {@code no_default_permissions}: it does not, and
+ *     the engine's VFS makes the same checks with the caller's credentials
  * @param writebackCache {@code writeback_cache}: the kernel caches writes and sends them in large
  *     batches (fsync still writes them back before asking ext4j to sync; default off)
  * @param directIo {@code direct_io}: every open bypasses the kernel's page cache (default: only
@@ -17,14 +18,16 @@ import java.util.List;
  * @param maxWrite {@code max_write=N}: the largest write one request carries, 4 KiB…1 MiB (default 1 MiB)
  * @param threads {@code threads=N}: requests served at once, 1…256 (default 16)
  * @param attrTimeoutNs {@code attr_timeout=S}: how long the kernel may cache attributes (default 1 s)
- * @param entryTimeoutNs {@code entry_timeout=S}: how long it may cache names (default 1 s)
+ * @param entryTimeoutNs {@code entry_timeout=S}: how long it may cache names (default 1 s); without
+ *     default_permissions never, so that each walk of a path asks, and the engine checks the search
+ *     permission of each directory in it
  * @param fsName {@code fsname=…}: the mount's source as mount(8) shows it (default the image path)
  * @param dirSync {@code dirsync}: every directory change is durable when it returns (the engine's
  *     {@code Ext4Options.dirSync}; it applies where the image is opened, as {@code ext4j mount}
  *     does, not to an engine already open; default off)
  */
 public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebackCache, boolean directIo, int maxWrite,
-    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync) {
+    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync, boolean defaultPermissions) {
 
   public static final int MAX_WRITE_LIMIT = 1 << 20;
 
@@ -44,7 +47,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
   }
 
   public static FuseOptions defaults() {
-    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false);
+    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false, true);
   }
 
   /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
@@ -60,6 +63,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     long entry = o.entryTimeoutNs;
     String fsName = o.fsName;
     boolean dirSync = o.dirSync;
+    boolean kernelChecks = o.defaultPermissions;
     for (String item : split(list)) {
       int eq = item.indexOf('=');
       String key = eq < 0 ? item : item.substring(0, eq);
@@ -68,7 +72,8 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
         case "ro" -> ro = flag(key, value);
         case "rw" -> ro = !flag(key, value);
         case "allow_other" -> other = flag(key, value);
-        case "default_permissions" -> flag(key, value); // always on
+        case "default_permissions" -> kernelChecks = flag(key, value);
+        case "no_default_permissions" -> kernelChecks = !flag(key, value);
         case "writeback_cache" -> wb = flag(key, value);
         case "direct_io" -> direct = flag(key, value);
         case "max_write" -> maxWrite = intValue(key, value);
@@ -78,10 +83,10 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
         case "fsname" -> fsName = required(key, value);
         case "dirsync" -> dirSync = flag(key, value);
         default -> throw new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
-            + "default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
+            + "default_permissions, no_default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
             + "fsname=NAME, dirsync)");
       }
-      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName, dirSync); // each option checked as read
+      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName, dirSync, kernelChecks); // each option checked as read
     }
     return o;
   }

@@ -64,6 +64,7 @@ final class FuseProto {
   static final int RENAME2 = 45;
   static final int LSEEK = 46;
   static final int COPY_FILE_RANGE = 47;
+  static final int TMPFILE = 51;
 
   // fuse_init flags
   static final int ASYNC_READ = 1;
@@ -71,6 +72,7 @@ final class FuseProto {
   static final int EXPORT_SUPPORT = 1 << 4;
   static final int BIG_WRITES = 1 << 5;
   static final int DONT_MASK = 1 << 6;
+  static final int IOCTL_DIR = 1 << 11;
   static final int AUTO_INVAL_DATA = 1 << 12;
   static final int DO_READDIRPLUS = 1 << 13;
   static final int READDIRPLUS_AUTO = 1 << 14;
@@ -119,6 +121,7 @@ final class FuseProto {
   static final int O_ACCMODE = 3;
   static final int O_WRONLY = 1;
   static final int O_RDWR = 2;
+  static final int O_EXCL = 0x80;
   static final int O_TRUNC = 0x200;
   static final int O_APPEND = 0x400;
   static final int O_DSYNC = 0x1000;
@@ -132,6 +135,16 @@ final class FuseProto {
   static final int ENOSYS = 38;
   /** The errno for a protocol version ext4j cannot speak. */
   static final int EPROTO = 71;
+
+  // ioctl commands the mount serves (FS_IOC_*), as the kernel's fileattr calls send them
+  static final int FS_IOC_GETFLAGS = 0x80086601;
+  static final int FS_IOC_SETFLAGS = 0x40086602;
+  static final int FS_IOC32_GETFLAGS = 0x80046601;
+  static final int FS_IOC32_SETFLAGS = 0x40046602;
+  static final int FS_IOC_FSGETXATTR = 0x801c581f;
+  static final int FS_IOC_FSSETXATTR = 0x401c5820;
+  static final int IOCTL_OUT = 16; // fuse_ioctl_out: result, flags, in_iovs, out_iovs
+  static final int ENOTTY = 25;
 
   static final int SEEK_DATA = 3;
   static final int SEEK_HOLE = 4;
@@ -177,6 +190,8 @@ final class FuseProto {
       case RENAME2 -> "RENAME2";
       case LSEEK -> "LSEEK";
       case COPY_FILE_RANGE -> "COPY_FILE_RANGE";
+      case TMPFILE -> "TMPFILE";
+      case IOCTL -> "IOCTL";
       default -> "opcode " + opcode;
     };
   }

@@ -138,7 +138,7 @@ class FuseCodecTest {
   void options_parseEveryKnownKey_andRefuseUnknownOnesByName() {
     FuseOptions o = FuseOptions.parse("ro,allow_other,default_permissions,writeback_cache,direct_io,max_write=131072,threads=4,"
         + "attr_timeout=0.5,entry_timeout=0,fsname=disk,dirsync", FuseOptions.defaults());
-    assertThat(o).isEqualTo(new FuseOptions(true, true, true, true, 131072, 4, 500_000_000L, 0, "disk", true));
+    assertThat(o).isEqualTo(new FuseOptions(true, true, true, true, 131072, 4, 500_000_000L, 0, "disk", true, true));
     assertThat(FuseOptions.parse("ro,rw", FuseOptions.defaults()).readOnly()).isFalse();
     assertThat(FuseOptions.parse("", FuseOptions.defaults())).isEqualTo(FuseOptions.defaults());
     assertThatThrownBy(() -> FuseOptions.parse("noatime", FuseOptions.defaults())).hasMessageContaining("unknown mount option 'noatime'");

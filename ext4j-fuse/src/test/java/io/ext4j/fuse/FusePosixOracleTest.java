@@ -180,6 +180,15 @@ class FusePosixOracleTest {
     t.add("SEEK_DATA of an unwritten extent: " + Syscalls.lseek(root.resolve("fa"), 0, Syscalls.SEEK_DATA));
     t.add("cp within the mount (copy_file_range): " + run(root, "0", "cp sparse sparse2 && cmp sparse sparse2 && stat -c %s sparse2"));
 
+    t.add("chattr +i, lsattr, writes refused: " + run(root, "0", "touch im && chattr +i im && lsattr im && (echo x > im);"
+        + " (rm im); (chmod 600 im); chattr -i im && rm im && echo removed"));
+    t.add("chattr +a: " + run(root, "0", "echo a > ap && chattr +a ap && echo b >> ap && (echo c > ap); (truncate -s 0 ap);"
+        + " cat ap; lsattr ap; chattr -a ap && rm ap"));
+    t.add("lsattr of a directory, chattr +d +A: " + run(root, "0", "mkdir la && chattr +dA la && lsattr -d la && rmdir la"));
+    t.add("O_TMPFILE, then linked: " + run(root, "0", "python3 -c \"import os; fd = os.open('.', os.O_TMPFILE | os.O_WRONLY, 0o640);"
+        + " os.write(fd, b'tmp'); print(sorted(os.listdir('.')).count('tmpname')); os.link('/proc/self/fd/%d' % fd, 'tmpname',"
+        + " follow_symlinks=True); print(open('tmpname').read(), oct(os.stat('tmpname').st_mode))\" && rm tmpname"));
+
     // as other users: the kernel's permission checks (default_permissions on the ext4j mount)
     Path shared = Files.createDirectory(root.resolve("shared"));
     run(root, "0", "chmod 1777 shared");
@@ -205,6 +214,10 @@ class FusePosixOracleTest {
     t.add("write by another user clears setuid, 40 times: " + run(root, "0", "touch shared/r && for i in $(seq 40); do"
         + " chmod 4777 shared/r && setpriv --reuid=1001 --regid=1001 --clear-groups -- bash -c"
         + " 'echo x >> shared/r; stat -c %a shared/r'; done | sort | uniq -c"));
+    t.add("chown by root clears setuid and setgid: " + run(root, "0", "touch shared/c && chmod 6555 shared/c"
+        + " && chown 65534:65532 shared/c && stat -c '%a %u %g' shared/c"));
+    t.add("fallocate by another user clears setuid: " + run(root, "1000", "touch shared/fl && chmod 6777 shared/fl")
+        + " " + run(root, "1001", "fallocate -l 8192 shared/fl && stat -c %a shared/fl"));
     t.add("user reads 0600 file of another: " + run(root, "1001", "cat setgid/f >/dev/null; chmod 600 setgid/f 2>&1; cat setgid/f"));
     t.add("utimens of a file not owned, to now: " + run(root, "1001", "touch rootfile"));
     t.add("utimens of a world-writable file, to now: " + run(root, "1001", "touch shared/s"));
