@@ -18,7 +18,7 @@ ext4j_find_jdk() {
   fi
   for _home in ${JAVA_HOME:+"$JAVA_HOME"} ${_from_path:+"$_from_path"} \
       /usr/lib/jvm/* /usr/java/* /opt/java/* /opt/jdk* /usr/local/lib/jvm/* \
-      "$HOME"/.sdkman/candidates/java/* "$HOME"/.jdks/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
+      "${HOME:-}"/.sdkman/candidates/java/* "${HOME:-}"/.jdks/* /Library/Java/JavaVirtualMachines/*/Contents/Home; do
     [ -d "$_home" ] || continue
     _major=$(ext4j_jdk_major "$_home")
     _tried="$_tried $_home(${_major:-no jdk})"

@@ -170,6 +170,11 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
 
     @Override
+    public List<DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException {
+      return Ext4FileSystem.this.list(d, cookie, max, accessed);
+    }
+
+    @Override
     public void unpin(Inode i) throws IOException {
       Ext4FileSystem.this.unpin(i);
     }
@@ -865,21 +870,26 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Up to {@code max} entries of directory {@code dir} from {@code cookie} (0: the start). */
   public List<DirEntry> readdir(long dir, long cookie, int max) throws IOException {
-    return with(dir, d -> {
-      if (!d.isDirectory()) {
-        throw new Ext4Exception(Errno.ENOTDIR, d.ino, null, "not a directory");
+    return with(dir, d -> list(d, cookie, max, true));
+  }
+
+  List<DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException {
+    if (!d.isDirectory()) {
+      throw new Ext4Exception(Errno.ENOTDIR, d.ino, null, "not a directory");
+    }
+    d.rw.readLock().lock();
+    try {
+      List<DirEntry> out = new ArrayList<>();
+      for (Directory.Listed l : dirs.list(d, cookie, max)) {
+        out.add(new DirEntry(l.name(), l.inode(), l.type(), l.next()));
       }
-      d.rw.readLock().lock();
-      try {
-        List<DirEntry> out = new ArrayList<>();
-        for (Directory.Listed l : dirs.list(d, cookie, max)) {
-          out.add(new DirEntry(l.name(), l.inode(), l.type(), l.next()));
-        }
-        return out;
-      } finally {
-        d.rw.readLock().unlock();
+      return out;
+    } finally {
+      d.rw.readLock().unlock();
+      if (accessed && !options.noDirAtime()) {
+        attrs.touchAtime(d, options.atime()); // as getdents(2) does, each call
       }
-    });
+    }
   }
 
   // ============================================================ files
@@ -930,7 +940,16 @@ public final class Ext4FileSystem implements AutoCloseable {
     if (i.isDirectory()) {
       throw new Ext4Exception(Errno.EISDIR, i.ino, null, "is a directory");
     }
-    return flags.contains(OpenFlag.DIRECT) ? io.directRead(i, pos, dst) : io.read(i, pos, dst, false);
+    int n = flags.contains(OpenFlag.DIRECT) ? io.directRead(i, pos, dst) : io.read(i, pos, dst, false);
+    if (!flags.contains(OpenFlag.NOATIME)) {
+      attrs.touchAtime(i, options.atime()); // as the kernel's file_accessed, after every read
+    }
+    return n;
+  }
+
+  /** Whether reading {@code i} now would update its access time (the atime options, the noatime flag, read-only). */
+  boolean atimeDue(Inode i, Set<OpenFlag> flags) {
+    return !flags.contains(OpenFlag.NOATIME) && attrs.atimeDue(i, options.atime());
   }
 
   long write(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags, Caller who, Credentials writer) throws IOException {
@@ -986,6 +1005,32 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
     return n;
   }
+
+  /**
+   * The data of copy_file_range: {@code src} read and {@code dst} written in chunks of at most
+   * 1 MiB, stopping at the source's end or a short write (a full filesystem). Returns the bytes copied.
+   */
+  long copyRange(Inode src, long pos, Set<OpenFlag> srcFlags, Inode dst, long dstPos, Set<OpenFlag> dstFlags, long length,
+      Caller who, Credentials writer) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate((int) Math.min(COPY_CHUNK, Math.max(length, 1)));
+    long done = 0;
+    while (done < length) {
+      buf.clear().limit((int) Math.min(buf.capacity(), length - done));
+      int n = read(src, pos + done, buf, srcFlags);
+      if (n <= 0) {
+        break;
+      }
+      buf.flip();
+      long w = write(dst, dstPos + done, buf, dstFlags, who, writer);
+      done += w;
+      if (w < n) {
+        break;
+      }
+    }
+    return done;
+  }
+
+  private static final int COPY_CHUNK = 1 << 20;
 
   void fsync(Inode i, boolean datasync) throws IOException {
     guard(() -> {

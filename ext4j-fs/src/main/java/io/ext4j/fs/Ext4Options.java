@@ -29,16 +29,20 @@ import java.util.function.IntSupplier;
  * @param dentryCacheSize names the dentry cache keeps (positive and negative), so that a path walk
  *     over known names reads no directory block (default 65536; 0 turns the cache off, for the
  *     benchmark's comparison)
+ * @param atime when reads and listings update access times (default {@link AtimeUpdates#RELATIME},
+ *     as the kernel mounts)
+ * @param noDirAtime {@code nodiratime}: listing a directory never updates its access time (default false)
  */
 public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBytes, int inodeCacheSize,
     DioLocking dioLocking, FsClock clock, IntSupplier generations, boolean bulkLoad, boolean directDevice,
-    boolean dirSync, int dentryCacheSize) {
+    boolean dirSync, int dentryCacheSize, AtimeUpdates atime, boolean noDirAtime) {
 
   public Ext4Options {
     Objects.requireNonNull(journal, "journal");
     Objects.requireNonNull(dioLocking, "dioLocking");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(generations, "generations");
+    Objects.requireNonNull(atime, "atime");
     if (cacheBytes < 1 << 20) {
       throw new IllegalArgumentException("cacheBytes must be at least 1 MiB, not " + cacheBytes);
     }
@@ -71,6 +75,8 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     b.bulkLoad = bulkLoad;
     b.directDevice = directDevice;
     b.dirSync = dirSync;
+    b.atime = atime;
+    b.noDirAtime = noDirAtime;
     return b;
   }
 
@@ -87,6 +93,8 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
     private boolean bulkLoad;
     private boolean directDevice;
     private boolean dirSync;
+    private AtimeUpdates atime = AtimeUpdates.RELATIME;
+    private boolean noDirAtime;
 
     private Builder() {}
 
@@ -140,6 +148,16 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
       return this;
     }
 
+    public Builder atime(AtimeUpdates v) {
+      atime = v;
+      return this;
+    }
+
+    public Builder noDirAtime(boolean v) {
+      noDirAtime = v;
+      return this;
+    }
+
     public Builder bulkLoad(boolean v) {
       bulkLoad = v;
       return this;
@@ -150,7 +168,7 @@ public record Ext4Options(boolean readOnly, JournalOptions journal, long cacheBy
         throw new IllegalArgumentException("bulkLoad writes; it cannot be read-only");
       }
       return new Ext4Options(readOnly, journal, cacheBytes, inodeCacheSize, dioLocking, clock, generations, bulkLoad,
-          directDevice, dirSync, dentryCacheSize);
+          directDevice, dirSync, dentryCacheSize, atime, noDirAtime);
     }
   }
 }

@@ -74,7 +74,16 @@ public final class OpenFile implements AutoCloseable {
     }
   }
 
-  /** Reads at {@code position}; returns the bytes read, -1 at end of file. */
+  /**
+   * Whether a read now would update the access time (the filesystem's atime options, this file's
+   * O_NOATIME, the inode's noatime flag): a cache above the engine that serves reads itself (the
+   * kernel's page cache over FUSE) lets the next read through when it would.
+   */
+  public boolean readUpdatesAtime() {
+    return !closed && fs.atimeDue(inode, flags);
+  }
+
+  /** Reads at {@code position}; returns the bytes read, -1 at end of file; updates the access time as the atime options say. */
   public int read(long position, ByteBuffer dst) throws IOException {
     checkOpen();
     return fs.read(inode, position, dst, flags);
@@ -102,6 +111,35 @@ public final class OpenFile implements AutoCloseable {
       throw new Ext4Exception(Errno.EBADF, inode.ino, null, "file is not open for writing");
     }
     return fs.write(inode, position, src, flags, who, by);
+  }
+
+  /**
+   * copy_file_range(2) from this file to {@code dst} by {@code by}: up to {@code length} bytes from
+   * {@code position} (fewer at this file's end) written at {@code dstPosition}, as the writes of
+   * {@code by} (they clear setuid, setgid and security.capability of {@code dst} as writes do).
+   * Returns the bytes copied, 0 at or past the end. EBADF when this file is not open for reading or
+   * {@code dst} not for writing or for appending, EISDIR for a directory, EINVAL for a non-regular
+   * file or overlapping ranges of one file, as Linux's generic checks.
+   */
+  public long copyRange(long position, OpenFile dst, long dstPosition, long length, Credentials by) throws IOException {
+    checkOpen();
+    dst.checkOpen();
+    if (!flags.contains(OpenFlag.READ)) {
+      throw new Ext4Exception(Errno.EBADF, inode.ino, null, "copy source is not open for reading");
+    }
+    if (!dst.flags.contains(OpenFlag.WRITE) || dst.flags.contains(OpenFlag.APPEND)) {
+      throw new Ext4Exception(Errno.EBADF, dst.inode.ino, null, "copy destination is not open for writing, or is append-only");
+    }
+    if (inode.isDirectory() || dst.inode.isDirectory()) {
+      throw new Ext4Exception(Errno.EISDIR, (inode.isDirectory() ? inode : dst.inode).ino, null, "is a directory");
+    }
+    if (position < 0 || dstPosition < 0 || length < 0 || position + length < 0 || dstPosition + length < 0) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "negative or overflowing copy range");
+    }
+    if (inode == dst.inode && position < dstPosition + length && dstPosition < position + length) {
+      throw new Ext4Exception(Errno.EINVAL, inode.ino, null, "copy ranges overlap within one file");
+    }
+    return fs.copyRange(inode, position, flags, dst.inode, dstPosition, dst.flags, length, dst.who, by);
   }
 
   /** fsync ({@code datasync} false) or fdatasync (true). */

@@ -58,6 +58,8 @@ import java.util.Set;
  *       {@code mkfs.ext4} would) first, of {@code size} bytes (a number, or with k/m/g/t:
  *       "64m"; default 64 MiB) and {@code blockSize} 1024, 2048 or 4096 (default: mke2fs's choice).
  *   <li>{@code cacheBytes} (a number, default the engine's 64 MiB): the engine's block cache.
+ *   <li>{@code dentryCacheSize} (a number, default the engine's 65536): names the engine's dentry
+ *       cache keeps; 0 turns it off (every path walk reads the directories), for the benchmark.
  *   <li>{@code directDevice} (default false): open the image file with O_DIRECT, bypassing the
  *       host's page cache, so {@code ExtendedOpenOption.DIRECT} is direct down to the disk.
  *   <li>{@code dirSync} (default false): the {@code dirsync} mount option: every directory change
@@ -85,7 +87,8 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   public static final String SCHEME = "ext4";
 
   private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "dirSync",
-      "commitInterval", "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath");
+      "commitInterval", "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath",
+      "dentryCacheSize");
   private final Map<Path, Ext4NioFileSystem> open = new HashMap<>(); // guarded by this
 
   /** The provider the service loader makes (and tests may make their own). */
@@ -169,6 +172,9 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     }
     if (env.containsKey("writeAccessPath")) {
       j.writeAccessPath(constant(env, "writeAccessPath", io.ext4j.jbd2.WriteAccessPath.class));
+    }
+    if (env.containsKey("dentryCacheSize")) {
+      o.dentryCacheSize(Math.toIntExact(size(env.get("dentryCacheSize"), "dentryCacheSize")));
     }
     if (env.containsKey("dioLocking")) {
       o.dioLocking(constant(env, "dioLocking", io.ext4j.fs.DioLocking.class));

@@ -252,7 +252,8 @@ final class Ext4NioFileSystem extends FileSystem {
 
   @Override
   public UserPrincipalLookupService getUserPrincipalLookupService() {
-    return Ext4Principal.LOOKUP;
+    ensureOpen();
+    return Ext4Principal.lookup(this);
   }
 
   @Override

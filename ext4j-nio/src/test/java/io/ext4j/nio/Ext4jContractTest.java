@@ -57,6 +57,26 @@ class Ext4jContractTest extends NioRulesContract {
         .hasMessageContaining("tagged");
   }
 
+  /** Names resolve through the image's own /etc/passwd and /etc/group; digits always; other names are not found. */
+  @org.junit.jupiter.api.Test
+  void principals_resolveThroughTheImagesOwnUserDatabase() throws IOException {
+    var lookup = fs.getUserPrincipalLookupService();
+    assertThat(lookup.lookupPrincipalByName("1000").getName()).isEqualTo("1000");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> lookup.lookupPrincipalByName("alice"))
+        .isInstanceOf(java.nio.file.attribute.UserPrincipalNotFoundException.class);
+    Files.createDirectories(fs.getPath("/etc"));
+    Files.writeString(fs.getPath("/etc/passwd"), "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1001::/home/alice:/bin/sh\n");
+    Files.writeString(fs.getPath("/etc/group"), "root:x:0:\nstaff:x:50:alice\n");
+    assertThat(lookup.lookupPrincipalByName("alice").getName()).isEqualTo("1000");
+    assertThat(lookup.lookupPrincipalByName("root").getName()).isEqualTo("0");
+    assertThat(lookup.lookupPrincipalByGroupName("staff").getName()).isEqualTo("50");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> lookup.lookupPrincipalByGroupName("alice"))
+        .isInstanceOf(java.nio.file.attribute.UserPrincipalNotFoundException.class);
+    Path f = Files.createFile(fs.getPath("/owned"));
+    Files.setOwner(f, lookup.lookupPrincipalByName("alice"));
+    assertThat(Files.getAttribute(f, "unix:uid")).isEqualTo(1000);
+  }
+
   @org.junit.jupiter.api.Test
   void journalOptions_areTaken_andAMisspelledOneRefused() throws IOException {
     Path img = image.resolveSibling("options.img");

@@ -1,5 +1,6 @@
 package io.ext4j.fs.core;
 
+import io.ext4j.fs.AtimeUpdates;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
@@ -97,6 +98,50 @@ public final class InodeAttrs {
       }
     }
     return life.attributes(i);
+  }
+
+  /**
+   * Records an access of {@code i} (a read of a file, a listing of a directory) as {@code policy}
+   * says: the access time becomes the clock's now, in a Tx of its own, as the kernel's touch_atime
+   * marks the inode dirty. Nothing on a read-only or failed filesystem, nor for an inode with the
+   * noatime flag. Takes no inode lock: the access time is one field, set under the field lock.
+   */
+  public void touchAtime(Inode i, AtimeUpdates policy) throws IOException {
+    if (policy == AtimeUpdates.NOATIME || fs.readOnly || fs.failure() != null) {
+      return;
+    }
+    Instant now = fs.clock.now();
+    if (!needsAtime(i, policy, now)) {
+      return;
+    }
+    try (Tx tx = fs.meta.begin(1, 0)) {
+      i.fields.lock();
+      try {
+        if (!needsAtime(i, policy, now)) {
+          return; // a concurrent access did it
+        }
+        i.raw().time(RawInode.Time.ATIME, now);
+      } finally {
+        i.fields.unlock();
+      }
+      fs.writeInode(tx, i, false);
+    }
+  }
+
+  /** Whether an access of {@code i} now would update its access time under {@code policy} (see {@link #touchAtime}). */
+  public boolean atimeDue(Inode i, AtimeUpdates policy) {
+    return policy != AtimeUpdates.NOATIME && !fs.readOnly && needsAtime(i, policy, fs.clock.now());
+  }
+
+  private static boolean needsAtime(Inode i, AtimeUpdates policy, Instant now) {
+    i.fields.lock();
+    try {
+      RawInode r = i.raw();
+      return (r.flags() & RawInode.FL_NOATIME) == 0
+          && policy.needsUpdate(r.time(RawInode.Time.ATIME), r.time(RawInode.Time.MTIME), r.time(RawInode.Time.CTIME), now);
+    } finally {
+      i.fields.unlock();
+    }
   }
 
   /**

@@ -41,6 +41,13 @@ public interface Kernel {
    */
   OpenFile open(Inode pinned, Set<OpenFlag> flags, Caller who, Credentials writer) throws IOException;
 
+  /**
+   * Up to {@code max} entries of directory {@code d} from {@code cookie} (0: the start), under its
+   * shared lock; with {@code accessed} (a getdents, not the engine's own search for a name) the
+   * listing updates its access time as the mount's atime options say.
+   */
+  java.util.List<io.ext4j.fs.DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException;
+
   /** The inode an open file keeps pinned. */
   Inode inode(OpenFile f);
 

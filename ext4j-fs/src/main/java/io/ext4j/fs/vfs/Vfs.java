@@ -696,7 +696,7 @@ public final class Vfs {
   private byte[] nameIn(Inode dir, Inode child) throws IOException {
     long cookie = 0;
     while (true) {
-      List<DirEntry> page = readdir(dir, cookie, 256);
+      List<DirEntry> page = k.list(dir, cookie, 256, false);
       if (page.isEmpty()) {
         throw new Ext4Exception(Errno.ENOENT, child.ino, null, "no longer named in directory " + dir.ino);
       }
@@ -713,23 +713,7 @@ public final class Vfs {
 
   /** Up to {@code max} entries of the open directory {@code dir} from {@code cookie} (0: the start), "." and ".." included. */
   public List<DirEntry> readdir(OpenFile dir, long cookie, int max) throws IOException {
-    return k.run(io.ext4j.fs.Caller.ROOT, false, () -> readdir(k.inode(dir), cookie, max));
-  }
-
-  private List<DirEntry> readdir(Inode d, long cookie, int max) throws IOException {
-    if (!d.isDirectory()) {
-      throw new Ext4Exception(Errno.ENOTDIR, d.ino, null, "not a directory");
-    }
-    d.rw.readLock().lock();
-    try {
-      List<DirEntry> out = new ArrayList<>();
-      for (Directory.Listed l : k.dirs().list(d, cookie, max)) {
-        out.add(new DirEntry(l.name(), l.inode(), l.type(), l.next()));
-      }
-      return out;
-    } finally {
-      d.rw.readLock().unlock();
-    }
+    return k.run(io.ext4j.fs.Caller.ROOT, false, () -> k.list(k.inode(dir), cookie, max, true));
   }
 
   // ================================================================ attributes

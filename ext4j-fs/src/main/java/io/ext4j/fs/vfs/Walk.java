@@ -30,6 +30,10 @@ import java.util.Deque;
  *       directory. More than {@link #MAX_SYMLINKS} in one resolution is ELOOP; an empty target ENOENT.
  *   <li>A trailing '/' requires a directory (ENOTDIR). A component over {@link #NAME_MAX} bytes, or
  *       a path of {@link #PATH_MAX} bytes or more, is ENAMETOOLONG.
+ *   <li>A name that leads to a directory the walk came down through (a corrupted tree: an entry
+ *       pointing back at an ancestor, whose own ".." names another directory) is ELOOP, "filesystem
+ *       loop detected", as the kernel's dcache refuses a second alias of a directory that is its own
+ *       ancestor; so every walker above the VFS visits such a directory once.
  * </ul>
  */
 final class Walk implements AutoCloseable {
@@ -55,6 +59,7 @@ final class Walk implements AutoCloseable {
   private final String shown; // the path as the caller gave it, for messages
   private final Deque<byte[]> todo = new ArrayDeque<>();
   private Inode at; // pinned: the directory the walk stands on
+  private final ArrayDeque<Long> trail = new ArrayDeque<>(); // the directories the walk came down through to at, innermost last
   private int links;
   private boolean slash; // the path (or the link that replaced its last component) ended in '/'
 
@@ -89,6 +94,7 @@ final class Walk implements AutoCloseable {
   private void push(byte[] path) throws IOException {
     if (path.length > 0 && path[0] == '/') {
       move(vfs.rootPinned());
+      trail.clear();
     }
     Deque<byte[]> parts = new ArrayDeque<>();
     int i = 0;
@@ -203,6 +209,7 @@ final class Walk implements AutoCloseable {
     if (k == Kind.DOTDOT) {
       if (at.ino != Ext4FileSystem.ROOT) {
         move(vfs.child(at, DOTDOT, shown));
+        trail.pollLast();
       }
       return last ? vfs.pinAgain(at) : null;
     }
@@ -218,6 +225,12 @@ final class Walk implements AutoCloseable {
       }
       return null;
     }
+    try {
+      refuseLoop(child, c);
+    } catch (IOException | RuntimeException e) {
+      vfs.kernel().unpin(child);
+      throw e;
+    }
     if (last) {
       return child;
     }
@@ -225,8 +238,30 @@ final class Walk implements AutoCloseable {
       vfs.kernel().unpin(child);
       throw new Ext4Exception(Errno.ENOTDIR, child.ino, shown, "\"" + text(c) + "\" is not a directory");
     }
+    trail.addLast(at.ino);
     move(child);
     return null;
+  }
+
+  /**
+   * ELOOP when directory {@code child}, found as {@code name} in the directory the walk stands on,
+   * is that directory or one the walk came down through, and is not a child of it by its own ".."
+   * (a concurrent rename can make an ancestor a child legitimately; a corrupted entry cannot).
+   */
+  private void refuseLoop(Inode child, byte[] name) throws IOException {
+    if (!child.isDirectory() || (child.ino != at.ino && !trail.contains(child.ino))) {
+      return;
+    }
+    Inode parent = vfs.child(child, DOTDOT, shown);
+    try {
+      if (parent.ino == at.ino && child.ino != at.ino) {
+        return;
+      }
+    } finally {
+      vfs.kernel().unpin(parent);
+    }
+    throw new Ext4Exception(Errno.ELOOP, child.ino, shown, "filesystem loop detected: \"" + text(name)
+        + "\" in directory " + at.ino + " leads back to directory " + child.ino + ", an ancestor");
   }
 
   private void follow(Inode link) throws IOException {

@@ -473,4 +473,28 @@ class VfsTest {
     assertThat(vfs.statat(null, b("/top/d2/.."), true, ROOT).ino()).isEqualTo(vfs.statat(null, b("/top"), true, ROOT).ino());
     assertThat(vfs.statat(null, b("/top/.."), true, ROOT).ino()).isEqualTo(Ext4FileSystem.ROOT);
   }
+
+  /** copy_file_range is one engine call with Linux's checks, and its writes clear setuid as writes do. */
+  @Test
+  void copyRange_copiesToTheSourcesEnd_checksLikeLinux_andClearsSetuid() throws IOException {
+    write("/src", "0123456789", ROOT);
+    write("/dst", "", ROOT);
+    vfs.setattrat(null, b("/dst"), true, AttrChange.none().withOwner(1000L, 1000L), ROOT);
+    vfs.setattrat(null, b("/dst"), true, AttrChange.chmod(04755), ALICE);
+    try (OpenFile in = vfs.openat(null, b("/src"), EnumSet.of(OpenFlag.READ), 0, ALICE);
+        OpenFile out = vfs.openat(null, b("/dst"), EnumSet.of(OpenFlag.WRITE), 0, ALICE)) {
+      assertThat(in.copyRange(2, out, 0, 100, ALICE)).isEqualTo(8);
+      assertThat(in.copyRange(10, out, 0, 5, ALICE)).isZero();
+      assertErrno(Errno.EBADF, () -> out.copyRange(0, in, 0, 1, ALICE));
+    }
+    try (OpenFile rw = vfs.openat(null, b("/src"), EnumSet.of(OpenFlag.READ, OpenFlag.WRITE), 0, ROOT)) {
+      assertErrno(Errno.EINVAL, () -> rw.copyRange(0, rw, 5, 10, ROOT));
+    }
+    assertThat(read("/dst", ROOT)).isEqualTo("23456789");
+    assertThat(vfs.statat(null, b("/dst"), true, ROOT).mode() & 07777).isEqualTo(0755);
+    try (OpenFile in = vfs.openat(null, b("/src"), EnumSet.of(OpenFlag.READ), 0, ROOT);
+        OpenFile app = vfs.openat(null, b("/dst"), EnumSet.of(OpenFlag.WRITE, OpenFlag.APPEND), 0, ROOT)) {
+      assertErrno(Errno.EBADF, () -> in.copyRange(0, app, 0, 1, ROOT));
+    }
+  }
 }
