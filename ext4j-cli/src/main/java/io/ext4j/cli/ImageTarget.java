@@ -43,13 +43,18 @@ public final class ImageTarget {
 
   /** As {@link #open(boolean)}, with {@code dirSync} the {@code dirsync} mount option ({@link Ext4Options#dirSync}). */
   Ext4FileSystem open(boolean writable, boolean dirSync) throws IOException {
+    return open(writable, b -> b.dirSync(dirSync));
+  }
+
+  /** As {@link #open(boolean)}, with the engine's options a mount sets ({@code dirsync}, atime) applied by {@code mount}. */
+  Ext4FileSystem open(boolean writable, java.util.function.UnaryOperator<Ext4Options.Builder> mount) throws IOException {
     if (Files.isDirectory(image)) {
       throw new CliException(image + ": is a directory, not an ext4 image");
     }
     if (!writable) {
-      return open(Ext4Options.builder().readOnly(true).build());
+      return open(mount.apply(Ext4Options.builder()).readOnly(true).build());
     }
-    Ext4FileSystem fs = open(Ext4Options.builder().dirSync(dirSync).build());
+    Ext4FileSystem fs = open(mount.apply(Ext4Options.builder()).build());
     if (fs.isReadOnly()) {
       String why = fs.readOnlyReason();
       fs.close();

@@ -34,7 +34,10 @@ public final class MountCommand implements Callable<Integer> {
       description = "Mount options: ro, rw, allow_other, default_permissions (the default: the kernel checks permissions), "
           + "no_default_permissions (the engine checks them), writeback_cache, direct_io, max_write=N (default 1 MiB), "
           + "threads=N (default 16), attr_timeout=S, entry_timeout=S (default 1), fsname=NAME, "
-          + "dirsync (every directory change durable when it returns).")
+          + "dirsync (every directory change durable when it returns); and mount(8)'s: relatime (the default), "
+          + "strictatime, noatime, nodiratime, lazytime, nosuid and nodev (the defaults, as libfuse's), suid, dev, "
+          + "noexec, exec, sync, async; defaults, auto, noauto, user, users, nouser, nofail, _netdev and x-* are accepted "
+          + "and ignored.")
   java.util.List<String> options = new java.util.ArrayList<>();
 
   @CommandLine.Spec
@@ -49,7 +52,7 @@ public final class MountCommand implements Callable<Integer> {
       throw new CliException("ext4j mount: " + e.getMessage());
     }
     PrintWriter err = spec.commandLine().getErr();
-    Ext4FileSystem fs = target.open(!o.readOnly(), o.dirSync());
+    Ext4FileSystem fs = target.open(!o.readOnly(), b -> b.dirSync(o.dirSync()).atime(o.atime()).noDirAtime(o.noDirAtime()));
     FuseMount m;
     try {
       m = FuseMount.mount(fs, target.name(), mountpoint, o);

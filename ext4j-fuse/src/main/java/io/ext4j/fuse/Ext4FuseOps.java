@@ -48,7 +48,6 @@ final class Ext4FuseOps {
   static final int NO_REPLY = -1;
   private static final int GETATTR_FH = 1;
   private static final int XATTR_LIST_MAX = 65536;
-  private static final int COPY_CHUNK = 1 << 20;
 
   private final Ext4FileSystem fs;
   private final Vfs vfs;
@@ -114,7 +113,13 @@ final class Ext4FuseOps {
       case FuseProto.INTERRUPT -> {
         return NO_REPLY;
       }
-      case FuseProto.LOOKUP -> entry(out, vfs.lookup(ino, r.name(0), callers.of(r, 0)));
+      case FuseProto.LOOKUP -> {
+        byte[] name = r.name(0);
+        // "." of any node id: the kernel decoding a file handle (open_by_handle_at, NFS export)
+        // whose inode it no longer caches; it compares the generation itself (ESTALE).
+        boolean self = name.length == 1 && name[0] == '.';
+        entry(out, self ? vfs.getattr(ino) : vfs.lookup(ino, name, callers.of(r, 0)));
+      }
       case FuseProto.GETATTR -> {
         OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
         FuseReplies.attrOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
@@ -301,8 +306,12 @@ final class Ext4FuseOps {
     long fh = nextFh.getAndIncrement();
     files.put(fh, f);
     boolean direct = (flags & FuseProto.O_DIRECT) != 0 || options.directIo();
-    // Only the kernel reaches the image while it is mounted, through this mount: cached pages stay valid.
-    FuseReplies.open(out, fh, direct ? FuseProto.FOPEN_DIRECT_IO : FuseProto.FOPEN_KEEP_CACHE);
+    // Only the kernel reaches the image while it is mounted, through this mount: cached pages stay
+    // valid. But the kernel serves cached reads without asking, so where the next read is due to
+    // update the access time (relatime after a change, strictatime always) the open drops them
+    // and that read comes here.
+    boolean keep = f.isDirectory() || !f.readUpdatesAtime();
+    FuseReplies.open(out, fh, direct ? FuseProto.FOPEN_DIRECT_IO : keep ? FuseProto.FOPEN_KEEP_CACHE : 0);
   }
 
   private Attributes setattr(FuseRequest r, long ino) throws IOException {
@@ -523,7 +532,7 @@ final class Ext4FuseOps {
     out.putLong(at);
   }
 
-  /** copy_file_range between two files of this mount: the data read and written in chunks by the engine. */
+  /** copy_file_range between two files of this mount: one engine call. */
   private long copyRange(FuseRequest r) throws IOException {
     OpenFile in = file(r.u64(0));
     long inPos = r.u64(8);
@@ -533,21 +542,8 @@ final class Ext4FuseOps {
     if (r.u64(48) != 0) {
       throw new Ext4Exception(Errno.EINVAL, in.ino(), null, "copy_file_range flags must be 0");
     }
-    ByteBuffer buf = ByteBuffer.allocate((int) Math.min(COPY_CHUNK, Math.max(len, 1)));
-    long done = 0;
-    while (done < len) {
-      buf.clear().limit((int) Math.min(buf.capacity(), len - done));
-      int n = in.read(inPos + done, buf);
-      if (n <= 0) {
-        break;
-      }
-      buf.flip();
-      long w = dst.write(outPos + done, buf);
-      done += w;
-      if (w < n) {
-        break;
-      }
-    }
+    // The caller's own capabilities decide what the writes clear (no kernel mark comes with this request).
+    long done = in.copyRange(inPos, dst, outPos, len, callers.of(r, 0));
     return Math.min(done, Integer.MAX_VALUE);
   }
 

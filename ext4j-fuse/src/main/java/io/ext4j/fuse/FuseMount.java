@@ -104,7 +104,7 @@ public final class FuseMount implements AutoCloseable {
     }
     String data = "fd=" + fd + ",rootmode=40000,user_id=0,group_id=" + Integer.toUnsignedString(Libc.getgid())
         + (options.defaultPermissions() ? ",default_permissions" : "") + (options.allowOther() ? ",allow_other" : "");
-    long flags = Libc.MS_NOSUID | Libc.MS_NODEV | (ro ? Libc.MS_RDONLY : 0);
+    long flags = options.mountFlags() | (ro ? Libc.MS_RDONLY : 0);
     int r = Libc.mount(src, mp.toString(), "fuse.ext4j", flags, data);
     if (r < 0) {
       Libc.close(fd);
@@ -124,7 +124,15 @@ public final class FuseMount implements AutoCloseable {
       throw new IOException("socketpair for fusermount3 failed: " + Libc.describe(-sv[0]));
     }
     try {
+      if ((options.mountFlags() & (FuseOptions.MS_NOSUID | FuseOptions.MS_NODEV)) != (FuseOptions.MS_NOSUID | FuseOptions.MS_NODEV)) {
+        throw new IOException(mp + ": suid and dev need root (fusermount3 always mounts nosuid,nodev)");
+      }
       String opts = (options.defaultPermissions() ? "default_permissions," : "") + "fsname=" + src + ",subtype=ext4j"
+          + ((options.mountFlags() & FuseOptions.MS_NOEXEC) != 0 ? ",noexec" : "")
+          + ((options.mountFlags() & FuseOptions.MS_SYNCHRONOUS) != 0 ? ",sync" : "")
+          + ((options.mountFlags() & FuseOptions.MS_NOATIME) != 0 ? ",noatime" : "")
+          + ((options.mountFlags() & FuseOptions.MS_NODIRATIME) != 0 ? ",nodiratime" : "")
+          + ((options.mountFlags() & FuseOptions.MS_STRICTATIME) != 0 ? ",strictatime" : "")
           + (options.allowOther() ? ",allow_other" : "")
           + (ro ? ",ro" : "");
       List<String> env = new ArrayList<>();
@@ -292,9 +300,12 @@ public final class FuseMount implements AutoCloseable {
     }
     int want = FuseProto.ASYNC_READ | FuseProto.BIG_WRITES | FuseProto.DO_READDIRPLUS | FuseProto.READDIRPLUS_AUTO
         | FuseProto.ASYNC_DIO | FuseProto.PARALLEL_DIROPS | FuseProto.MAX_PAGES | FuseProto.CACHE_SYMLINKS
-        | FuseProto.HANDLE_KILLPRIV_V2 | FuseProto.DONT_MASK | FuseProto.IOCTL_DIR | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
-    FuseReplies.init(out, Math.min(minor, FuseProto.MINOR), readahead, kernelFlags & want, MAX_BACKGROUND,
-        options.maxWrite(), options.maxWrite() / 4096);
+        | FuseProto.HANDLE_KILLPRIV_V2 | FuseProto.DONT_MASK | FuseProto.IOCTL_DIR | FuseProto.EXPORT_SUPPORT
+        | FuseProto.INIT_EXT | (options.writebackCache() ? FuseProto.WRITEBACK_CACHE : 0);
+    int kernelFlags2 = (kernelFlags & FuseProto.INIT_EXT) != 0 ? req.u32(16) : 0;
+    int want2 = FuseProto.DIRECT_IO_ALLOW_MMAP_2;
+    FuseReplies.init(out, Math.min(minor, FuseProto.MINOR), readahead, kernelFlags & want, kernelFlags2 & want2,
+        MAX_BACKGROUND, options.maxWrite(), options.maxWrite() / 4096);
     initialized = true;
     return 0;
   }

@@ -25,11 +25,36 @@ import java.util.List;
  * @param dirSync {@code dirsync}: every directory change is durable when it returns (the engine's
  *     {@code Ext4Options.dirSync}; it applies where the image is opened, as {@code ext4j mount}
  *     does, not to an engine already open; default off)
+ * @param mountFlags the per-mount flags of mount(2) besides read-only, as mount(8)'s options set them:
+ *     {@code nosuid} and {@code nodev} by default (as libfuse mounts; {@code suid} and {@code dev}
+ *     clear them, for root only), {@code noexec}, {@code sync}, and the atime flags the kernel shows
+ *     in /proc/mounts ({@code noatime}, {@code nodiratime}, {@code relatime}, {@code strictatime},
+ *     {@code lazytime}); FUSE leaves access times to the file system, which keeps them as
+ *     {@code atime} says
+ * @param atime when the engine updates access times ({@code relatime} by default, {@code strictatime},
+ *     {@code noatime}; applied where the image is opened, as {@code dirsync})
+ * @param noDirAtime {@code nodiratime}: listing a directory leaves its access time
  */
 public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebackCache, boolean directIo, int maxWrite,
-    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync, boolean defaultPermissions) {
+    int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync, boolean defaultPermissions, long mountFlags,
+    io.ext4j.fs.AtimeUpdates atime, boolean noDirAtime) {
 
   public static final int MAX_WRITE_LIMIT = 1 << 20;
+
+  // mount(2) flags (linux/mount.h)
+  public static final long MS_NOSUID = 2;
+  public static final long MS_NODEV = 4;
+  public static final long MS_NOEXEC = 8;
+  public static final long MS_SYNCHRONOUS = 16;
+  public static final long MS_NOATIME = 1024;
+  public static final long MS_NODIRATIME = 2048;
+  public static final long MS_RELATIME = 1 << 21;
+  public static final long MS_STRICTATIME = 1 << 24;
+  public static final long MS_LAZYTIME = 1 << 25;
+  private static final long ATIME_FLAGS = MS_NOATIME | MS_RELATIME | MS_STRICTATIME;
+  /** mount(8) options that concern mount(8) or fstab, not the mount: accepted and ignored. */
+  private static final java.util.Set<String> IGNORED = java.util.Set.of("defaults", "auto", "noauto", "user", "users",
+      "nouser", "owner", "group", "nofail", "_netdev", "async", "loud", "silent");
 
   public FuseOptions {
     if (maxWrite < 4096 || maxWrite > MAX_WRITE_LIMIT || Integer.bitCount(maxWrite) != 1) {
@@ -41,13 +66,15 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     if (attrTimeoutNs < 0 || entryTimeoutNs < 0) {
       throw new IllegalArgumentException("attr_timeout and entry_timeout must not be negative");
     }
+    java.util.Objects.requireNonNull(atime, "atime");
     if (fsName != null && (fsName.contains(",") || fsName.isEmpty())) {
       throw new IllegalArgumentException("fsname=" + fsName + ": must be non-empty and without commas");
     }
   }
 
   public static FuseOptions defaults() {
-    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false, true);
+    return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false, true,
+        MS_NOSUID | MS_NODEV | MS_RELATIME, io.ext4j.fs.AtimeUpdates.RELATIME, false);
   }
 
   /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
@@ -64,6 +91,9 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     String fsName = o.fsName;
     boolean dirSync = o.dirSync;
     boolean kernelChecks = o.defaultPermissions;
+    long flags = o.mountFlags;
+    io.ext4j.fs.AtimeUpdates atime = o.atime;
+    boolean noDirAtime = o.noDirAtime;
     for (String item : split(list)) {
       int eq = item.indexOf('=');
       String key = eq < 0 ? item : item.substring(0, eq);
@@ -82,13 +112,50 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
         case "entry_timeout" -> entry = seconds(key, value);
         case "fsname" -> fsName = required(key, value);
         case "dirsync" -> dirSync = flag(key, value);
-        default -> throw new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
-            + "default_permissions, no_default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, entry_timeout=S, "
-            + "fsname=NAME, dirsync)");
+        case "nosuid", "suid" -> flags = set(flags, MS_NOSUID, key.equals("nosuid") && flag(key, value));
+        case "nodev", "dev" -> flags = set(flags, MS_NODEV, key.equals("nodev") && flag(key, value));
+        case "noexec", "exec" -> flags = set(flags, MS_NOEXEC, key.equals("noexec") && flag(key, value));
+        case "sync" -> flags = set(flags, MS_SYNCHRONOUS, flag(key, value));
+        case "noatime" -> {
+          flags = (flags & ~ATIME_FLAGS) | (flag(key, value) ? MS_NOATIME : 0);
+          atime = io.ext4j.fs.AtimeUpdates.NOATIME;
+        }
+        case "relatime", "atime", "norelatime", "nostrictatime" -> {
+          flag(key, value);
+          boolean strict = key.equals("norelatime");
+          flags = (flags & ~ATIME_FLAGS) | (strict ? MS_STRICTATIME : MS_RELATIME);
+          atime = strict ? io.ext4j.fs.AtimeUpdates.STRICTATIME : io.ext4j.fs.AtimeUpdates.RELATIME;
+        }
+        case "strictatime" -> {
+          flags = (flags & ~ATIME_FLAGS) | (flag(key, value) ? MS_STRICTATIME : 0);
+          atime = io.ext4j.fs.AtimeUpdates.STRICTATIME;
+        }
+        case "nodiratime", "diratime" -> {
+          noDirAtime = key.equals("nodiratime") && flag(key, value);
+          flags = set(flags, MS_NODIRATIME, noDirAtime);
+        }
+        case "lazytime", "nolazytime" -> flags = set(flags, MS_LAZYTIME, key.equals("lazytime") && flag(key, value));
+        default -> {
+          if (!IGNORED.contains(key) && !key.startsWith("x-") && !key.equals("comment")) {
+            throw unknown(item);
+          }
+        }
       }
-      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName, dirSync, kernelChecks); // each option checked as read
+      o = new FuseOptions(ro, other, wb, direct, maxWrite, threads, attr, entry, fsName, dirSync, kernelChecks, flags, atime,
+          noDirAtime); // each option checked as read
     }
     return o;
+  }
+
+  private static long set(long flags, long bit, boolean on) {
+    return on ? flags | bit : flags & ~bit;
+  }
+
+  private static IllegalArgumentException unknown(String item) {
+    return new IllegalArgumentException("unknown mount option '" + item + "' (known: ro, rw, allow_other, "
+        + "default_permissions, no_default_permissions, writeback_cache, direct_io, max_write=N, threads=N, attr_timeout=S, "
+        + "entry_timeout=S, fsname=NAME, dirsync, relatime, strictatime, noatime, nodiratime, lazytime, nosuid, suid, nodev, "
+        + "dev, noexec, exec, sync)");
   }
 
   private static List<String> split(String list) {

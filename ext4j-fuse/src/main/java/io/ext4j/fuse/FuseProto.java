@@ -88,6 +88,10 @@ final class FuseProto {
    * before every write (its SB_NOSEC), which otherwise costs a GETXATTR round trip per write.
    */
   static final int HANDLE_KILLPRIV_V2 = 1 << 28;
+  /** fuse_init_in/out carry a second word of flags ({@code flags2}, bits 32…63). */
+  static final int INIT_EXT = 1 << 30;
+  /** flags2: files opened FOPEN_DIRECT_IO (every O_DIRECT open) may still be mmapped. */
+  static final int DIRECT_IO_ALLOW_MMAP_2 = 1 << (36 - 32);
 
   /** fuse_write_in.write_flags: clear setuid/setgid (HANDLE_KILLPRIV_V2). */
   static final int WRITE_KILL_SUIDGID = 1 << 2;

@@ -164,7 +164,8 @@ final class FuseReplies {
     };
   }
 
-  static void init(ByteBuffer b, int minor, int maxReadahead, int flags, int maxBackground, int maxWrite, int maxPages) {
+  static void init(ByteBuffer b, int minor, int maxReadahead, int flags, int flags2, int maxBackground, int maxWrite,
+      int maxPages) {
     b.putInt(FuseProto.MAJOR);
     b.putInt(minor);
     b.putInt(maxReadahead);
@@ -174,14 +175,19 @@ final class FuseReplies {
     b.putInt(maxWrite);
     b.putInt(1); // time_gran: nanoseconds
     b.putShort((short) maxPages);
-    b.putShort((short) 0);
-    for (int i = 0; i < 8; i++) {
+    b.putShort((short) 0); // map_alignment
+    b.putInt(flags2);
+    for (int i = 0; i < 7; i++) { // max_stack_depth, request_timeout, unused
       b.putInt(0);
     }
   }
 
-  /** An Instant from a fuse time (seconds, nanoseconds). */
+  /**
+   * An Instant from a fuse time (seconds, nanoseconds), clamped to what an Instant holds; the inode
+   * then clamps it to what ext4 stores, as the kernel clamps utimensat's times to the filesystem's range.
+   */
   static Instant time(long sec, int nsec) {
-    return Instant.ofEpochSecond(sec, nsec);
+    long s = Math.max(Instant.MIN.getEpochSecond(), Math.min(Instant.MAX.getEpochSecond() - 1, sec));
+    return Instant.ofEpochSecond(s, Math.max(0, Math.min(999_999_999, nsec)));
   }
 }

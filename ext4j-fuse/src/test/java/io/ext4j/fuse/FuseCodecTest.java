@@ -138,10 +138,19 @@ class FuseCodecTest {
   void options_parseEveryKnownKey_andRefuseUnknownOnesByName() {
     FuseOptions o = FuseOptions.parse("ro,allow_other,default_permissions,writeback_cache,direct_io,max_write=131072,threads=4,"
         + "attr_timeout=0.5,entry_timeout=0,fsname=disk,dirsync", FuseOptions.defaults());
-    assertThat(o).isEqualTo(new FuseOptions(true, true, true, true, 131072, 4, 500_000_000L, 0, "disk", true, true));
+    assertThat(o).isEqualTo(new FuseOptions(true, true, true, true, 131072, 4, 500_000_000L, 0, "disk", true, true,
+        FuseOptions.MS_NOSUID | FuseOptions.MS_NODEV | FuseOptions.MS_RELATIME, io.ext4j.fs.AtimeUpdates.RELATIME, false));
     assertThat(FuseOptions.parse("ro,rw", FuseOptions.defaults()).readOnly()).isFalse();
     assertThat(FuseOptions.parse("", FuseOptions.defaults())).isEqualTo(FuseOptions.defaults());
-    assertThatThrownBy(() -> FuseOptions.parse("noatime", FuseOptions.defaults())).hasMessageContaining("unknown mount option 'noatime'");
+    assertThatThrownBy(() -> FuseOptions.parse("noatim", FuseOptions.defaults())).hasMessageContaining("unknown mount option 'noatim'");
+    FuseOptions m = FuseOptions.parse("noatime,suid,dev,noexec,nodiratime,defaults,nofail,_netdev,x-systemd.automount",
+        FuseOptions.defaults());
+    assertThat(m.mountFlags()).isEqualTo(FuseOptions.MS_NOATIME | FuseOptions.MS_NOEXEC | FuseOptions.MS_NODIRATIME);
+    assertThat(m.atime()).isEqualTo(io.ext4j.fs.AtimeUpdates.NOATIME);
+    assertThat(m.noDirAtime()).isTrue();
+    FuseOptions strict = FuseOptions.parse("noatime,strictatime", FuseOptions.defaults());
+    assertThat(strict.atime()).isEqualTo(io.ext4j.fs.AtimeUpdates.STRICTATIME);
+    assertThat(strict.mountFlags() & (FuseOptions.MS_NOATIME | FuseOptions.MS_STRICTATIME)).isEqualTo(FuseOptions.MS_STRICTATIME);
     assertThatThrownBy(() -> FuseOptions.parse("max_write=1000", FuseOptions.defaults())).hasMessageContaining("power of two");
     assertThatThrownBy(() -> FuseOptions.parse("threads=x", FuseOptions.defaults())).hasMessageContaining("not a number");
     assertThatThrownBy(() -> FuseOptions.parse("ro=1", FuseOptions.defaults())).hasMessageContaining("takes no value");
