@@ -54,6 +54,7 @@ public final class BenchSuite {
       case DioScenario.NAME -> new DioScenario();
       case CommittedCheckScenario.NAME -> new CommittedCheckScenario();
       case MetadataScenario.NAME -> new MetadataScenario();
+      case PathStatScenario.NAME -> new PathStatScenario();
       case PopulateScenario.NAME -> new PopulateScenario();
       default -> throw new IllegalArgumentException("unknown scenario '" + name + "'");
     };

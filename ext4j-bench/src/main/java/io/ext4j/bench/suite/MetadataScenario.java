@@ -22,7 +22,8 @@ import java.util.SplittableRandom;
  * operation drawn from a fixed mix — create a 4 KiB file 20 %, append 4 KiB 15 %, read a whole file
  * 20 %, stat 20 %, list the directory 5 %, rename 8 %, unlink 10 %, append and fsync 2 % — through
  * {@code java.nio.file.Files} on every target. The engine runs with the lock-free get-write-access
- * fast path (the default) and with the buffer state lock always taken (the before). Each slice
+ * fast path (the default) and with the buffer state lock always taken (the before), and with its
+ * dentry cache off ({@link DentryCacheKnob}: every name looked up in its directory). Each slice
  * starts each thread on a fresh directory of 50 files (made and removed outside the window); the
  * draws come from fixed seeds (thread i: seed i), the same on every target. The engine's rows also
  * count its journal's commits over each slice ({@link Commits}): the mix's fsyncs are what bound
@@ -53,9 +54,12 @@ final class MetadataScenario implements Scenario {
     return java.time.Duration.ofMillis(Math.max(BenchSuite.JIT_WARMUP.toMillis(), Math.min(3000, 8 * o.window().toMillis())));
   }
 
+  /** The write-access path, then the dentry cache switch. */
   @Override
   public Map<String, List<String>> knobs() {
-    return Scenario.othersThan(KNOB, WriteAccessPath.LOCK_FREE_FAST_PATH);
+    Map<String, List<String>> knobs = new java.util.LinkedHashMap<>(Scenario.othersThan(KNOB, WriteAccessPath.LOCK_FREE_FAST_PATH));
+    knobs.putAll(DentryCacheKnob.knobs());
+    return knobs;
   }
 
   @Override
@@ -64,11 +68,8 @@ final class MetadataScenario implements Scenario {
     List<Cell> cells = new ArrayList<>();
     for (int threads : o.threads()) {
       for (Target t : targets.list()) {
-        if (!t.servesKnob(KNOB)) {
-          continue;
-        }
         Path dir = Files.createDirectories(t.dir().resolve(NAME));
-        String setting = Scenario.setting(t, KNOB, dflt);
+        String setting = Scenario.setting(t, dflt);
         cells.add(new Cell(NAME, VARIANT, t.name(), setting, dflt.equals(setting), threads, SIZE,
             (warmup, window) -> slice(dir, threads, t.inProcess(), warmup, window)));
       }

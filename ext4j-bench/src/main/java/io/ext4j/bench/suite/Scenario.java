@@ -47,8 +47,29 @@ interface Scenario {
     return BenchSuite.JIT_WARMUP;
   }
 
-  /** Provider options this scenario compares → the values besides the default (each becomes an in-process target). */
+  /**
+   * Provider options this scenario compares → the values besides the default (each becomes an
+   * in-process target), in the order the targets are made; more than one knob in a scenario
+   * compares each against the plain {@code ext4j}, not their combinations.
+   */
   Map<String, List<String>> knobs();
+
+  /**
+   * The provider options an in-process target with {@code knob} at {@code value} opens with: the
+   * option itself for a strategy, {@code dentryCacheSize} for the dentry cache switch ({@link
+   * DentryCacheKnob}).
+   */
+  static Map<String, Object> knobEnv(String knob, String value) {
+    return knob.equals(DentryCacheKnob.NAME) ? DentryCacheKnob.env(value) : Map.of(knob, value);
+  }
+
+  /**
+   * What the rows call {@code knob} at {@code value}, and its target {@code ext4j/}label: a
+   * strategy's value itself ({@code always-locked}), the dentry cache switch's {@code dentry-cache-off}.
+   */
+  static String label(String knob, String value) {
+    return knob.equals(DentryCacheKnob.NAME) ? DentryCacheKnob.label(value) : value;
+  }
 
   /**
    * Prepares what its cells read or overwrite (unmeasured) and returns them. {@code scratch} is a
@@ -72,6 +93,17 @@ interface Scenario {
     if (!t.inProcess()) {
       return null;
     }
-    return t.knob() == null ? defaultValue : knob.equals(t.knob()) ? t.value() : null;
+    return t.knob() == null ? defaultValue : knob.equals(t.knob()) ? label(t.knob(), t.value()) : null;
+  }
+
+  /**
+   * The setting an in-process target runs with in a scenario of several knobs: its knob's {@link
+   * #label}, {@code defaultValue} for the plain {@code ext4j}; null for every other target.
+   */
+  static String setting(Target t, String defaultValue) {
+    if (!t.inProcess()) {
+      return null;
+    }
+    return t.knob() == null ? defaultValue : label(t.knob(), t.value());
   }
 }

@@ -24,7 +24,7 @@ public record SuiteOptions(List<String> scenarios, List<Integer> threads, List<I
     long imageSize, Path work, Path out, boolean keep) {
 
   /** Every scenario of the suite, in the order a full run takes them. */
-  public static final List<String> SCENARIOS = List.of("fsync", "dio", "committed-check", "metadata", "populate");
+  public static final List<String> SCENARIOS = List.of("fsync", "dio", "committed-check", "metadata", "stat-depth", "populate");
 
   /** The block sizes of the 2019 DIO RFC's table; the full run's. */
   public static final List<Integer> ALL_BLOCK_SIZES = List.of(4 << 10, 16 << 10, 64 << 10, 512 << 10, 1 << 20);
@@ -60,7 +60,7 @@ public record SuiteOptions(List<String> scenarios, List<Integer> threads, List<I
   }
 
   /**
-   * The Quick start's run: every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4 KiB and
+   * The Quick start's run: every scenario, fsync, metadata and stat-depth at 1, 2 and 16 threads, dio at 4 KiB and
    * 1 MiB, 0.2 s per cell in 2 slices after 50 ms of warmup each, 128 MiB images ({@link
    * #imageSizeFor}; the same 16 MiB journal mke2fs gives 256 MiB); about two minutes as root.
    */

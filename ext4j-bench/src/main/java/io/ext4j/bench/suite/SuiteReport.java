@@ -32,7 +32,8 @@ public final class SuiteReport {
 
   private static final List<Ratio> RATIOS = List.of(new Ratio(Target.EXT4J, Target.HOST), new Ratio(Target.EXT4J, Target.LOOP),
       new Ratio(Target.EXT4J, FioBound.TARGET), new Ratio(Target.EXT4J, CommitIoBound.TARGET), new Ratio(Target.EXT4J, Target.FUSE2FS),
-      new Ratio(Target.FUSE, Target.LOOP), new Ratio(Target.FUSE, Target.FUSE2FS), new Ratio(Target.EXT4J, PopulateScenario.MKE2FS));
+      new Ratio(Target.FUSE, Target.LOOP), new Ratio(Target.FUSE, Target.FUSE2FS), new Ratio(Target.EXT4J, PopulateScenario.MKE2FS),
+      new Ratio(Target.EXT4J, DentryCacheKnob.TARGET));
 
   private final SuiteResult result;
 
@@ -569,6 +570,10 @@ public final class SuiteReport {
     if (scenario.equals(MetadataScenario.NAME)) {
       return "operations/s; a reaim-fserver-like mix of create, append, read, stat, readdir, rename, unlink and fsync, "
           + "each thread in a directory of its own";
+    }
+    if (scenario.equals(PathStatScenario.NAME)) {
+      return "operations/s; a stat (Files.readAttributes) of a file " + PathStatScenario.DEPTH + " directories deep, "
+          + (variant.equals(PathStatScenario.SHARED) ? "every thread the same one" : "each thread its own chain");
     }
     if (scenario.equals(PopulateScenario.NAME)) {
       return "entries/s; a new image filled from a " + (PopulateScenario.DIRS * (PopulateScenario.FILES_PER_DIR + 1)

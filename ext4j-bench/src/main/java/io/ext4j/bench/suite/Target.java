@@ -7,7 +7,7 @@ import java.nio.file.Path;
  *
  * @param name what the report calls it: {@code ext4j} (the engine in-process through the java.nio
  *     provider, every strategy at its default), {@code ext4j/VALUE} (the same with one strategy
- *     changed), {@code ext4j-fuse}, {@code kernel-loop}, {@code kernel-host}, {@code fuse2fs}
+ *     changed; {@code ext4j/dentry-cache-off} for the dentry cache switch), {@code ext4j-fuse}, {@code kernel-loop}, {@code kernel-host}, {@code fuse2fs}
  * @param knob the provider option this in-process target changes from the default
  *     ({@code batchingPolicy}, {@code dioLocking}, …), else null
  * @param value the knob's value, null with it

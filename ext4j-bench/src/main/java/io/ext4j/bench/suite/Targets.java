@@ -96,7 +96,7 @@ public final class Targets implements AutoCloseable {
           throw e;
         }
         // O_DIRECT is not for every host file system (tmpfs, some others): the report says so
-        skipped.put(k[0] == null ? Target.EXT4J : Target.EXT4J + "/" + k[1], "the image cannot be opened O_DIRECT here: " + e.getMessage());
+        skipped.put(k[0] == null ? Target.EXT4J : Target.EXT4J + "/" + Scenario.label(k[0], k[1]), "the image cannot be opened O_DIRECT here: " + e.getMessage());
       }
     }
 
@@ -159,14 +159,16 @@ public final class Targets implements AutoCloseable {
 
   /**
    * An in-process target on its own copy of the base image: every strategy at its default, or
-   * {@code knob} set to {@code value}; opened with {@code scenario}'s {@link Scenario#engineEnv}.
+   * {@code knob} set to {@code value} (the provider options {@link Scenario#knobEnv}); opened with
+   * {@code scenario}'s {@link Scenario#engineEnv}.
    */
   private void addInProcess(Path base, String knob, String value, Scenario scenario) throws IOException {
-    String name = knob == null ? Target.EXT4J : Target.EXT4J + "/" + value;
-    Path img = copy(base, (knob == null ? "ext4j" : "ext4j-" + value) + ".img");
+    String label = knob == null ? null : Scenario.label(knob, value);
+    String name = knob == null ? Target.EXT4J : Target.EXT4J + "/" + label;
+    Path img = copy(base, (knob == null ? "ext4j" : "ext4j-" + label) + ".img");
     Map<String, Object> env = new LinkedHashMap<>(Scenario.engineEnv(scenario));
     if (knob != null) {
-      env.put(knob, value);
+      env.putAll(Scenario.knobEnv(knob, value));
     }
     FileSystem fs = FileSystems.newFileSystem(img, env);
     closers.add(fs);

@@ -37,7 +37,7 @@ class BenchSuiteSmokeTest {
     assertThat(r.targets()).containsOnlyKeys(SuiteOptions.SCENARIOS);
     assertThat(r.targets().get(PopulateScenario.NAME)).as("populate runs its own tools").isEmpty();
     for (var made : List.of(r.targets().get(FsyncScenario.NAME), r.targets().get(DioScenario.NAME),
-        r.targets().get(CommittedCheckScenario.NAME), r.targets().get(MetadataScenario.NAME))) {
+        r.targets().get(CommittedCheckScenario.NAME), r.targets().get(MetadataScenario.NAME), r.targets().get(PathStatScenario.NAME))) {
       if (Host.isRoot()) {
         assertThat(made).as(log).containsKeys(Target.LOOP, Target.FUSE);
         if (Host.has("fuse2fs")) {
@@ -93,8 +93,13 @@ class BenchSuiteSmokeTest {
     }
     List<CellResult> meta = report.rowsOf(MetadataScenario.NAME, MetadataScenario.VARIANT);
     assertThat(SuiteReport.targetsOf(meta)).containsAll(r.targets().get(MetadataScenario.NAME).keySet())
-        .contains(Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED));
+        .contains(Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.WriteAccessPath.ALWAYS_LOCKED), DentryCacheKnob.TARGET);
     assertThat(meta).allSatisfy(BenchSuiteSmokeTest::measured);
+    for (String variant : PathStatScenario.VARIANTS) {
+      List<CellResult> rows = report.rowsOf(PathStatScenario.NAME, variant);
+      assertThat(SuiteReport.targetsOf(rows)).containsAll(r.targets().get(PathStatScenario.NAME).keySet()).contains(DentryCacheKnob.TARGET);
+      assertThat(rows.stream().filter(x -> !x.target().equals(Target.FUSE2FS))).allSatisfy(BenchSuiteSmokeTest::measured);
+    }
     List<CellResult> pop = report.rowsOf(PopulateScenario.NAME, PopulateScenario.VARIANT);
     assertThat(SuiteReport.targetsOf(pop)).contains(Target.EXT4J, PopulateScenario.MKE2FS); // e2fsprogs: an oracle everywhere tests run
     if (Host.isRoot()) {
@@ -138,8 +143,10 @@ class BenchSuiteSmokeTest {
     for (String[] v : report.variants()) {
       assertThat(out.resolve("charts").resolve(v[0] + "-" + v[1] + ".svg")).isNotEmptyFile();
     }
-    assertThat(report.variants()).hasSize(FsyncScenario.VARIANTS.size() + DioScenario.OPS.size() + CommittedCheckScenario.OPS.size() + 2);
+    assertThat(report.variants()).hasSize(FsyncScenario.VARIANTS.size() + DioScenario.OPS.size() + CommittedCheckScenario.OPS.size()
+        + PathStatScenario.VARIANTS.size() + 2);
     assertThat(report.text()).contains("fsync / fdatasync").contains("dio / randwrite").contains("metadata / fserver-mix")
+        .contains("stat-depth / own-chain")
         .contains("populate / mkfs-d").contains("targets:");
   }
 
