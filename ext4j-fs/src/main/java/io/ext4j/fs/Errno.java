@@ -14,6 +14,7 @@ public enum Errno {
   EAGAIN(11, "resource temporarily unavailable"),
   ENOMEM(12, "cannot allocate memory"),
   EACCES(13, "permission denied"),
+  EFAULT(14, "bad address"),
   EBUSY(16, "device or resource busy"),
   EEXIST(17, "file exists"),
   EXDEV(18, "invalid cross-device link"),

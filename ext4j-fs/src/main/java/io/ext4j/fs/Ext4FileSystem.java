@@ -94,6 +94,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   private final Journal journal; // null without one
   private final String readOnlyReason; // why it is read-only, or null
   private boolean closed; // guarded by this
+  private Ext4Exception shutDown; // the shutdown's cause once the filesystem is shut down; guarded by this
 
   private Ext4FileSystem(Fs fs, BlockDevice device, boolean closeDevice, Ext4Options options, Journal journal, String readOnlyReason) {
     this.fs = fs;
@@ -190,6 +191,11 @@ public final class Ext4FileSystem implements AutoCloseable {
     @Override
     public void truncate(Inode i, long size, Credentials writer) throws IOException {
       Ext4FileSystem.this.truncate(i, size, writer);
+    }
+
+    @Override
+    public void shutdown(ShutdownMode mode) throws IOException {
+      Ext4FileSystem.this.shutdown(mode);
     }
   }
 
@@ -600,7 +606,13 @@ public final class Ext4FileSystem implements AutoCloseable {
     try {
       fs.meta.close();
     } catch (IOException e) {
-      failure = add(failure, e);
+      Ext4Exception down;
+      synchronized (this) {
+        down = shutDown;
+      }
+      if (down == null || fs.meta.abortCause() != down) {
+        failure = add(failure, e); // after a shutdown the stopped journal refuses to close, as expected
+      }
     }
     if (writable && failure == null) {
       try {
@@ -633,6 +645,48 @@ public final class Ext4FileSystem implements AutoCloseable {
     if (closed) {
       throw new Ext4Exception(Errno.EIO, 0, null, device.name() + " is closed");
     }
+    if (shutDown != null) {
+      throw new Ext4Exception(Errno.EIO, 0, null, device.name() + " is shut down");
+    }
+  }
+
+  /**
+   * Shuts the filesystem down (ext4's FS_IOC_SHUTDOWN): {@code mode} says what is made durable
+   * first (everything, the journal's running transaction, or nothing); then the journal stops
+   * without recording an error and every later operation, on this object, its open files and its
+   * VFS, fails with EIO. Nothing more is written: {@link #close} then releases the image as a power
+   * cut would leave it (the journal needing recovery, orphans listed), and the next open recovers
+   * it. Unlike the kernel, which records ESHUTDOWN in the journal superblock so that the next mount
+   * marks the filesystem as having had an error, nothing is recorded: a shutdown is not damage, and
+   * {@code e2fsck -fn} of the recovered image finds nothing. A second shutdown does nothing; a
+   * read-only filesystem is only marked shut down.
+   */
+  public void shutdown(ShutdownMode mode) throws IOException {
+    synchronized (this) {
+      if (shutDown != null) {
+        return;
+      }
+    }
+    checkOpen();
+    if (!fs.readOnly && fs.failure() == null && mode != ShutdownMode.NO_LOG_FLUSH) {
+      guard(() -> {
+        fs.meta.sync(); // the log forced (with its ordered data) and the device flushed: both modes' durability here
+        return null;
+      });
+    }
+    Ext4Exception cause = new Ext4Exception(Errno.EIO, 0, null, device.name() + " is shut down (" + mode + ")");
+    synchronized (this) {
+      if (shutDown != null) {
+        return;
+      }
+      shutDown = cause;
+    }
+    fs.meta.shutdown(cause);
+  }
+
+  /** Whether {@link #shutdown} has shut this filesystem down. */
+  public synchronized boolean isShutDown() {
+    return shutDown != null;
   }
 
   // ============================================================ inodes

@@ -8,6 +8,7 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.RenameMode;
+import io.ext4j.fs.ShutdownMode;
 import io.ext4j.fs.vfs.AttrChange;
 import io.ext4j.fs.vfs.Credentials;
 import io.ext4j.fs.vfs.Lookups;
@@ -468,7 +469,9 @@ final class Ext4FuseOps {
   /**
    * FUSE_IOCTL for the inode-flag calls the kernel's fileattr code sends (lsattr and chattr's
    * FS_IOC_GETFLAGS/SETFLAGS, xfs_io's FS_IOC_FSGETXATTR/FSSETXATTR): the flags are the engine's
-   * (getflags, setflags, which owns the rules); any other command is ENOTTY, as ext4 answers it.
+   * (getflags, setflags, which owns the rules); FS_IOC_SHUTDOWN (godown, {@code xfs_io -c
+   * shutdown}); any other command is ENOTTY, as ext4 answers it. FS_IOC_FIEMAP never comes here:
+   * the kernel answers it itself from an inode operation FUSE does not have (EOPNOTSUPP).
    */
   private int ioctl(FuseRequest r, ByteBuffer out) throws IOException {
     OpenFile f = file(r.u64(0));
@@ -507,6 +510,17 @@ final class Ext4FuseOps {
         }
         vfs.setflags(f, flags, callers.of(r, 0));
         ioctlOut(out);
+        return 0;
+      }
+      case FuseProto.FS_IOC_SHUTDOWN -> {
+        long word = Libc.readWordOf(r.pid, r.u64(16));
+        if (word < 0) {
+          throw new Ext4Exception(Errno.EFAULT, f.ino(), null, "cannot read the shutdown flags of process " + r.pid + ": "
+              + Libc.describe((int) -word));
+        }
+        vfs.shutdown(ShutdownMode.ofFlags((int) word), callers.of(r, 0));
+        ioctlOut(out);
+        out.putInt((int) word);
         return 0;
       }
       default -> result = FuseProto.ENOTTY;

@@ -147,6 +147,12 @@ final class FuseProto {
   static final int FS_IOC32_SETFLAGS = 0x40046602;
   static final int FS_IOC_FSGETXATTR = 0x801c581f;
   static final int FS_IOC_FSSETXATTR = 0x401c5820;
+  /**
+   * FS_IOC_SHUTDOWN (ext4's EXT4_IOC_SHUTDOWN, XFS's XFS_IOC_GOINGDOWN: _IOR('X', 125, __u32)).
+   * _IOR, so a restricted FUSE ioctl brings none of its argument: the flag word is read from the
+   * caller's memory, and written back unchanged as the 4 bytes of output the kernel copies out.
+   */
+  static final int FS_IOC_SHUTDOWN = 0x8004587d;
   static final int IOCTL_OUT = 16; // fuse_ioctl_out: result, flags, in_iovs, out_iovs
   static final int ENOTTY = 25;
 

@@ -46,6 +46,8 @@ final class Libc {
       FunctionDescriptor.of(JAVA_INT, ADDRESS));
   private static final MethodHandle SPAWNP = downcall("posix_spawnp",
       FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+  private static final MethodHandle PROCESS_VM_READV = downcall("process_vm_readv",
+      FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
   private static final MethodHandle WAITPID = downcall("waitpid", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
 
   static final int O_RDWR = 2;
@@ -121,6 +123,30 @@ final class Libc {
       return r < 0 ? -errno(st) : r;
     } catch (Throwable t) {
       throw new IllegalStateException("mount(" + target + ")", t);
+    }
+  }
+
+  /**
+   * process_vm_readv(2) of one 32-bit word at {@code address} in process {@code pid} (native byte
+   * order): the word, or a negative errno in the high half's place ({@code -errno} as a long).
+   */
+  static long readWordOf(int pid, long address) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment st = a.allocate(CALL_STATE);
+      MemorySegment word = a.allocate(JAVA_INT);
+      MemorySegment local = a.allocate(16);
+      local.set(JAVA_LONG, 0, word.address());
+      local.set(JAVA_LONG, 8, 4L);
+      MemorySegment remote = a.allocate(16);
+      remote.set(JAVA_LONG, 0, address);
+      remote.set(JAVA_LONG, 8, 4L);
+      long r = (long) PROCESS_VM_READV.invokeExact(st, pid, local, 1L, remote, 1L, 0L);
+      if (r < 0) {
+        return -errno(st);
+      }
+      return r == 4 ? Integer.toUnsignedLong(word.get(JAVA_INT, 0)) : -EINVAL;
+    } catch (Throwable t) {
+      throw new IllegalStateException("process_vm_readv(" + pid + ")", t);
     }
   }
 

@@ -366,6 +366,16 @@ public final class Journal implements AutoCloseable {
     engine.abort(cause);
   }
 
+  /**
+   * Aborts the journal as a file system shutdown does: later operations fail with {@code cause} and
+   * nothing more is written — no commit, no checkpoint, and unlike {@link #abort} no errno in the
+   * superblock — so the device holds what a power cut at this instant would leave, and the next
+   * open recovers the log as after one. What committed before stays committed.
+   */
+  public void abortAsShutdown(Throwable cause) {
+    engine.abort(cause, false);
+  }
+
   public boolean isAborted() {
     return engine.isAborted();
   }

@@ -112,6 +112,11 @@ public final class JournaledStore implements MetaStore {
   }
 
   @Override
+  public void shutdown(Throwable cause) {
+    journal.abortAsShutdown(cause);
+  }
+
+  @Override
   public Throwable abortCause() {
     return journal.abortCause();
   }

@@ -59,6 +59,14 @@ public interface MetaStore extends AutoCloseable {
    */
   void abort(Throwable cause);
 
+  /**
+   * Stops all further writes for a shutdown: as {@link #abort}, but the journal records no error
+   * (its log is left as a power cut would leave it). Without a journal, as {@link #abort}.
+   */
+  default void shutdown(Throwable cause) {
+    abort(cause);
+  }
+
   /** What aborted the journal — {@link #abort} or a failed commit or checkpoint — or null. */
   default Throwable abortCause() {
     return null;

@@ -19,6 +19,6 @@ public enum Capability {
   MKNOD,
   /** Set and clear the immutable and append-only flags (FS_IOC_SETFLAGS). */
   LINUX_IMMUTABLE,
-  /** Read and write trusted.* extended attributes. */
+  /** Read and write trusted.* extended attributes; shut the filesystem down (FS_IOC_SHUTDOWN). */
   SYS_ADMIN
 }

@@ -48,6 +48,9 @@ public interface Kernel {
    */
   java.util.List<io.ext4j.fs.DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException;
 
+  /** Shuts the filesystem down ({@link io.ext4j.fs.Ext4FileSystem#shutdown}). */
+  void shutdown(io.ext4j.fs.ShutdownMode mode) throws IOException;
+
   /** The inode an open file keeps pinned. */
   Inode inode(OpenFile f);
 

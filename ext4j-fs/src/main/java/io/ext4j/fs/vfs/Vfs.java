@@ -1016,6 +1016,19 @@ public final class Vfs {
     k.attrs().removexattr(i, n);
   }
 
+  // ================================================================ the filesystem
+
+  /**
+   * FS_IOC_SHUTDOWN by {@code c}: needs CAP_SYS_ADMIN (EPERM otherwise; no kernel checks it for a
+   * FUSE ioctl); then {@link Ext4FileSystem#shutdown}: every later call fails with EIO.
+   */
+  public void shutdown(io.ext4j.fs.ShutdownMode mode, Credentials c) throws IOException {
+    if (!c.has(Capability.SYS_ADMIN)) {
+      throw new Ext4Exception(Errno.EPERM, 0, null, "shutting the filesystem down needs CAP_SYS_ADMIN");
+    }
+    k.shutdown(mode);
+  }
+
   // ================================================================ node calls (FUSE)
 
   /**

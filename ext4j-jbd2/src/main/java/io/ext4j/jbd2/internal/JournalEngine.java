@@ -83,6 +83,7 @@ public final class JournalEngine {
 
   private volatile Thread lastSyncWriter; // heuristic only, racy by design (as in jbd2): swapLastSyncWriter
   private volatile Throwable abortCause; // first failure wins, under stateLock
+  private volatile boolean abortUnrecorded; // the abort was a shutdown: s_errno is left as it is; set with abortCause, under stateLock
 
   final JournalBuffers buffers;
   private final Runnable onCachePressure; // registered with the cache while the engine runs
@@ -729,11 +730,20 @@ public final class JournalEngine {
 
   /** Aborts the journal: every later operation fails with {@link JournalAbortedException}. */
   public void abort(Throwable cause) {
+    abort(cause, true);
+  }
+
+  /**
+   * Aborts the journal; with {@code record} false nothing more is written at all, not even the
+   * abort's errno in the superblock (a shutdown: the log is left as a power cut leaves it).
+   */
+  public void abort(Throwable cause, boolean record) {
     stateLock.lock();
     try {
       if (abortCause != null) {
         return;
       }
+      abortUnrecorded = !record;
       abortCause = cause;
       commitWake.signalAll();
       commits.wakeAll(running, committing);
@@ -760,7 +770,7 @@ public final class JournalEngine {
    */
   void recordAbortInSuperblock() {
     Throwable cause = abortCause;
-    if (cause == null) {
+    if (cause == null || abortUnrecorded) {
       return;
     }
     checkpointMutex.lock();
