@@ -3,7 +3,6 @@ package io.ext4j.fs.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.FsManifest;
 import io.ext4j.testkit.KernelFsFixtures;
 import io.ext4j.testkit.Seeds;
@@ -35,7 +34,7 @@ class KernelFixtureOrphansTest {
     Path img = KernelFsFixtures.extract(name, KernelImages.dir("orphans-rw-" + name));
     int bs = KernelFsFixtures.blockSize(name);
     FsManifest expected = KernelImages.withoutRecoveryTimes(KernelImages.comparable(KernelFsFixtures.manifest(name)));
-    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, KernelImages.READ_WRITE_NOATIME)) {
       KernelImages.assertSame(expected, KernelImages.withoutRecoveryTimes(KernelImages.comparable(EngineManifest.of(fs, 64, true, seed))), img,
           "ext4j's view of " + name + " after its recovery (seed " + seed + ")");
     }

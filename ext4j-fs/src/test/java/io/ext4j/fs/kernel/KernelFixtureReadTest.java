@@ -3,7 +3,6 @@ package io.ext4j.fs.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.FsManifest;
 import io.ext4j.testkit.KernelFsFixtures;
 import io.ext4j.testkit.Seeds;
@@ -36,7 +35,7 @@ class KernelFixtureReadTest {
     FsManifest expected = KernelFsFixtures.manifest(name);
     FsManifest actual;
     int bs = KernelFsFixtures.blockSize(name);
-    try (Ext4FileSystem fs = readOnly ? KernelImages.openReadOnly(img, bs) : Ext4FileSystem.open(img, Ext4Options.defaults())) {
+    try (Ext4FileSystem fs = readOnly ? KernelImages.openReadOnly(img, bs) : Ext4FileSystem.open(img, KernelImages.READ_WRITE_NOATIME)) {
       assertThat(fs.isReadOnly()).isEqualTo(readOnly);
       actual = EngineManifest.of(fs, readOnly ? 4096 : 100, true, seed);
     }

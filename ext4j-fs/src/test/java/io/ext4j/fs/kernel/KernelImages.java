@@ -94,6 +94,14 @@ final class KernelImages {
   }
 
   /**
+   * A read-write open whose reads leave access times alone (as a {@code noatime} mount): the
+   * fixtures' manifests were taken on read-only or noatime mounts, so the engine's view compares
+   * with them only when the test's own reads record nothing.
+   */
+  static final io.ext4j.fs.Ext4Options READ_WRITE_NOATIME =
+      io.ext4j.fs.Ext4Options.builder().atime(io.ext4j.fs.AtimeUpdates.NOATIME).build();
+
+  /**
    * Opens {@code img} with ext4j read-only ({@link io.ext4j.fs.Ext4Options#readOnly()}) on a device
    * opened read-only too, so a write would fail; callers also compare the image's bytes.
    */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4JournalLocator;
-import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.JournalLocation;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.testkit.FsManifest;
@@ -50,7 +49,7 @@ class KernelJournalBackupOracleTest {
       assertThat(loc.damagedInode()).as("the wiped inode is not used").isNotNull().contains("not a regular file");
     }
     FsManifest expected = KernelImages.withoutRecoveryTimes(KernelImages.comparable(KernelFsFixtures.manifest(name)));
-    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, KernelImages.READ_WRITE_NOATIME)) {
       KernelImages.assertSame(expected, KernelImages.withoutRecoveryTimes(KernelImages.comparable(EngineManifest.of(fs, 64, true, seed))),
           img, "ext4j's view of " + name + " recovered through s_jnl_blocks (seed " + seed + ")");
     }
