@@ -30,7 +30,7 @@ import picocli.CommandLine.Parameters;
     description = {"Run the benchmark suite: each scenario on ext4j in-process, through its FUSE mount, on the kernel's "
         + "ext4 (a loop mount of an identical image, and the host directory), on fuse2fs, with fio's device bound and "
         + "a lone journaled append's own I/O (commit-io), side by side in one run, rows interleaved in slices. Targets that need root or a missing tool are "
-        + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, populate.",
+        + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, stat-depth, populate.",
         "Defaults (about two minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.2 s per "
             + "cell in two slices after 0.05 s of warmup each, 128 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
             + "./bench-report. The full run (about 50 minutes as root): --threads 1,2,4,8,16,32,64 --block-sizes "
