@@ -769,7 +769,9 @@ public final class Vfs {
    * the owner or CAP_FOWNER, setgid dropped outside the file's group without CAP_FSETID; times
    * set to given values by the owner or CAP_FOWNER, to now also with write permission; a size
    * change with write permission (or through an open file, {@code viaFile}), clearing privileges
-   * as a write does. Immutable and append-only inodes refuse all of it (EPERM).
+   * as a write does. Immutable and append-only inodes refuse all of it (EPERM), except that an
+   * append-only inode's times may be set to now (notify_change's rule: utimes(NULL) on an
+   * append-only log file works).
    */
   Attributes setattr(Inode i, AttrChange ch, Credentials c, boolean viaFile) throws IOException {
     fs.checkWritable();
@@ -777,8 +779,13 @@ public final class Vfs {
     boolean symlink = i.fileType() == RawInode.S_IFLNK;
     boolean attrs = ch.mode() != null || ch.uid() != null || ch.gid() != null || ch.atime() != null || ch.mtime() != null
         || ch.crtime() != null;
-    if (attrs && (s.immutable() || s.appendOnly())) {
+    boolean givenTime = ch.atime() instanceof TimeSpec.At || ch.mtime() instanceof TimeSpec.At || ch.crtime() != null;
+    boolean touch = !givenTime && (ch.atime() != null || ch.mtime() != null); // utimes(NULL): both times to now
+    if ((ch.mode() != null || ch.uid() != null || ch.gid() != null || givenTime) && (s.immutable() || s.appendOnly())) {
       throw new Ext4Exception(Errno.EPERM, i.ino, null, "the inode is immutable or append-only");
+    }
+    if (touch && s.immutable()) {
+      throw new Ext4Exception(Errno.EPERM, i.ino, null, "the inode is immutable"); // an append-only one may be touched
     }
     if (ch.mode() != null && symlink) {
       throw new Ext4Exception(Errno.EOPNOTSUPP, i.ino, null, "a symbolic link has no mode of its own");
@@ -806,11 +813,10 @@ public final class Vfs {
     if (ch.mode() != null && !Permissions.ownerOrCapable(s, c)) {
       throw new Ext4Exception(Errno.EPERM, i.ino, null, "only the owner (or CAP_FOWNER) changes the mode");
     }
-    boolean givenTime = ch.atime() instanceof TimeSpec.At || ch.mtime() instanceof TimeSpec.At || ch.crtime() != null;
     if (givenTime && !Permissions.ownerOrCapable(s, c)) {
       throw new Ext4Exception(Errno.EPERM, i.ino, null, "only the owner (or CAP_FOWNER) sets times");
     }
-    if (!givenTime && (ch.atime() != null || ch.mtime() != null) && !Permissions.ownerOrCapable(s, c)) {
+    if (touch && !Permissions.ownerOrCapable(s, c)) {
       check(i, Permissions.permission(s, Permissions.MAY_WRITE, c), null, "no write permission to set the times to now");
     }
     if (ch.size() != null) {

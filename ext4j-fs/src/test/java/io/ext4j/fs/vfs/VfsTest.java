@@ -410,6 +410,7 @@ class VfsTest {
     assertErrno(Errno.EPERM, () -> vfs.openat(null, b("/i"), EnumSet.of(OpenFlag.WRITE), 0, ROOT));
     assertErrno(Errno.EPERM, () -> vfs.unlinkat(null, b("/i"), false, ROOT));
     assertErrno(Errno.EPERM, () -> vfs.setattrat(null, b("/i"), true, AttrChange.chmod(0600), ROOT));
+    assertErrno(Errno.EPERM, () -> vfs.setattrat(null, b("/i"), true, AttrChange.times(TimeSpec.NOW, TimeSpec.NOW), ROOT));
     assertErrno(Errno.EPERM, () -> vfs.linkat(null, b("/i"), null, b("/i2"), false, ROOT));
     mkdirWide("/appendonly", 0777);
     write("/appendonly/log", "1", ROOT);
@@ -422,6 +423,10 @@ class VfsTest {
       f.write(0, ByteBuffer.wrap(b("2")));
     }
     assertThat(read("/appendonly/log", ROOT)).isEqualTo("12");
+    // utimes(NULL) of an append-only file works; given times do not
+    vfs.setattrat(null, b("/appendonly/log"), true, AttrChange.times(TimeSpec.NOW, TimeSpec.NOW), ROOT);
+    assertErrno(Errno.EPERM, () -> vfs.setattrat(null, b("/appendonly/log"), true,
+        AttrChange.times(new TimeSpec.At(Instant.EPOCH), new TimeSpec.At(Instant.EPOCH)), ROOT));
   }
 
   @Test
