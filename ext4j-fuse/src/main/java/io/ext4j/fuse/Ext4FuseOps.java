@@ -49,6 +49,8 @@ final class Ext4FuseOps {
   static final int NO_REPLY = -1;
   private static final int GETATTR_FH = 1;
   private static final int XATTR_LIST_MAX = 65536;
+  /** The access ACL's xattr: setting it changes the mode, which the kernel (no FUSE_POSIX_ACL asked) does not know. */
+  private static final String ACCESS_ACL = "system.posix_acl_access";
 
   private final Ext4FileSystem fs;
   private final Vfs vfs;
@@ -124,6 +126,10 @@ final class Ext4FuseOps {
       case FuseProto.GETATTR -> {
         OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
         FuseReplies.attrOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
+      }
+      case FuseProto.STATX -> {
+        OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
+        FuseReplies.statxOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
       }
       case FuseProto.SETATTR -> FuseReplies.attrOut(out, setattr(r, ino), options.attrTimeoutNs());
       case FuseProto.READLINK -> out.put(vfs.readlink(ino, callers.of(r, 0)));
@@ -218,11 +224,23 @@ final class Ext4FuseOps {
         int size = r.u32(0);
         int flags = r.u32(4);
         byte[] name = r.name(8);
-        vfs.setxattr(ino, xattrName(name), r.copy(r.after(8), size), flags, callers.of(r, 0));
+        String n = xattrName(name);
+        // an access ACL updates the mode, and whether setgid stays depends on the caller's groups
+        Credentials c = n.equals(ACCESS_ACL) ? callers.withGroups(r, 0) : callers.of(r, 0);
+        vfs.setxattr(ino, n, r.copy(r.after(8), size), flags, c);
+        if (n.equals(ACCESS_ACL)) {
+          r.invalidateBeforeReply = r.nodeid; // the ACL set the mode (posix_acl_update_mode); the kernel caches the old one
+        }
       }
       case FuseProto.GETXATTR -> sized(out, r.u32(0), vfs.getxattr(ino, xattrName(r.name(8)), callers.of(r, 0)));
       case FuseProto.LISTXATTR -> sized(out, r.u32(0), listxattr(ino, callers.of(r, 0)));
-      case FuseProto.REMOVEXATTR -> vfs.removexattr(ino, xattrName(r.name(0)), callers.of(r, 0));
+      case FuseProto.REMOVEXATTR -> {
+        String n = xattrName(r.name(0));
+        vfs.removexattr(ino, n, callers.of(r, 0));
+        if (n.equals(ACCESS_ACL)) {
+          r.invalidateBeforeReply = r.nodeid; // as SETXATTR: the mode's group bits follow the ACL's mask no more
+        }
+      }
       case FuseProto.FALLOCATE -> {
         Credentials c = r.uid == 0 ? callers.of(r, 0) : callers.withGroups(r, 0);
         OpenFile f = file(r.u64(0));
@@ -489,6 +507,7 @@ final class Ext4FuseOps {
       }
       case FuseProto.FS_IOC_SETFLAGS, FuseProto.FS_IOC32_SETFLAGS -> {
         vfs.setflags(f, r.u32(32), callers.of(r, 0));
+        r.invalidateBeforeReply = r.nodeid; // the change moved ctime: the kernel's cached attributes are stale
         ioctlOut(out);
         return 0;
       }
@@ -509,6 +528,7 @@ final class Ext4FuseOps {
           flags = (x & m[0]) != 0 ? flags | m[1] : flags & ~m[1];
         }
         vfs.setflags(f, flags, callers.of(r, 0));
+        r.invalidateBeforeReply = r.nodeid; // as FS_IOC_SETFLAGS
         ioctlOut(out);
         return 0;
       }
@@ -518,7 +538,11 @@ final class Ext4FuseOps {
           throw new Ext4Exception(Errno.EFAULT, f.ino(), null, "cannot read the shutdown flags of process " + r.pid + ": "
               + Libc.describe((int) -word));
         }
-        vfs.shutdown(ShutdownMode.ofFlags((int) word), callers.of(r, 0));
+        ShutdownMode mode = ShutdownMode.ofFlags((int) word);
+        // The kernel never passes syncfs(2) to a /dev/fuse server (FUSE_SYNCFS is for virtiofs), so
+        // what a caller's syncfs was to make durable may still be in the running transaction:
+        // NO_LOG_FLUSH here commits it first, as LOG_FLUSH does, rather than lose it.
+        vfs.shutdown(mode == ShutdownMode.NO_LOG_FLUSH ? ShutdownMode.LOG_FLUSH : mode, callers.of(r, 0));
         ioctlOut(out);
         out.putInt((int) word);
         return 0;

@@ -65,6 +65,8 @@ final class FuseProto {
   static final int LSEEK = 46;
   static final int COPY_FILE_RANGE = 47;
   static final int TMPFILE = 51;
+  /** statx(2) with what GETATTR lacks: the birth time and the inode's attribute flags (kernel 6.6 and later). */
+  static final int STATX = 52;
 
   // fuse_init flags
   static final int ASYNC_READ = 1;
@@ -201,6 +203,7 @@ final class FuseProto {
       case LSEEK -> "LSEEK";
       case COPY_FILE_RANGE -> "COPY_FILE_RANGE";
       case TMPFILE -> "TMPFILE";
+      case STATX -> "STATX";
       case IOCTL -> "IOCTL";
       default -> "opcode " + opcode;
     };

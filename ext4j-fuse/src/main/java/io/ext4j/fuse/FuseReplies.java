@@ -78,6 +78,47 @@ final class FuseReplies {
     attr(b, a);
   }
 
+  /** statx's basic fields and the birth time (STATX_BASIC_STATS | STATX_BTIME). */
+  static final int STATX_MASK = 0x7ff | 0x800;
+  /** The statx attribute flags ext4 reports, which are its inode flags of the same values: compressed, immutable, append, nodump. */
+  private static final long STATX_FROM_FLAGS = 0x4 | 0x10 | 0x20 | 0x40;
+  /** What ext4 says it can report (statx's attributes_mask): those, encrypted and verity. */
+  private static final long STATX_ATTRIBUTES_MASK = STATX_FROM_FLAGS | 0x800 | 0x100000;
+
+  /**
+   * fuse_statx_out for {@code a}: the validity, then struct fuse_statx — mask, blksize, attributes,
+   * nlink, uid, gid, mode, ino, size, blocks, attributes_mask, atime, btime, ctime, mtime (each
+   * seconds, nanoseconds, padding), rdev and dev as major and minor — padded to its 256 bytes.
+   */
+  static void statxOut(ByteBuffer b, Attributes a, long attrValidNs) {
+    b.putLong(attrValidNs / 1_000_000_000L);
+    b.putInt((int) (attrValidNs % 1_000_000_000L));
+    b.putInt(0); // flags
+    b.putLong(0).putLong(0); // spare
+    int start = b.position();
+    b.putInt(a.crtime() != null ? STATX_MASK : STATX_MASK & ~0x800); // no birth time in a 128-byte inode
+    b.putInt(a.blockSize());
+    b.putLong(a.flags() & STATX_FROM_FLAGS);
+    b.putInt(a.nlink());
+    b.putInt((int) a.uid());
+    b.putInt((int) a.gid());
+    b.putShort((short) a.mode());
+    b.putShort((short) 0);
+    b.putLong(a.ino());
+    b.putLong(a.size());
+    b.putLong(a.blocks());
+    b.putLong(STATX_ATTRIBUTES_MASK);
+    for (Instant t : new Instant[] {a.atime(), a.crtime() != null ? a.crtime() : Instant.EPOCH, a.ctime(), a.mtime()}) {
+      b.putLong(t.getEpochSecond()).putInt(t.getNano()).putInt(0);
+    }
+    long rdev = a.rdev(); // the kernel's new_encode_dev form, as fuse_attr carries it
+    b.putInt((int) ((rdev & 0xfff00) >>> 8)).putInt((int) ((rdev & 0xff) | ((rdev >>> 12) & 0xfff00)));
+    b.putInt(0).putInt(0); // dev: the kernel fills in the mount's own
+    while (b.position() < start + 256) {
+      b.putLong(0);
+    }
+  }
+
   static void open(ByteBuffer b, long fh, int openFlags) {
     b.putLong(fh);
     b.putInt(openFlags);

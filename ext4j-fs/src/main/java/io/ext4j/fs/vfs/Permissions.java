@@ -264,6 +264,18 @@ public final class Permissions {
    * the caller is outside the file's group ({@code gid}, the new group when the same call changes
    * it) and lacks CAP_FSETID.
    */
+  /**
+   * posix_acl_update_mode's setgid rule for a new access ACL: setgid goes when the caller is not in
+   * the file's group and lacks CAP_FSETID. Unlike {@link #chmodBits}, applied also where the kernel
+   * checked permissions: the kernel leaves this rule to the file system's set_acl.
+   */
+  public static int aclUpdateBits(int mode, long gid, Credentials c) {
+    if ((mode & S_ISGID) != 0 && !c.inGroup(gid) && !c.has(Capability.FSETID)) {
+      return mode & 07777 & ~S_ISGID;
+    }
+    return mode & 07777;
+  }
+
   public static int chmodBits(int mode, long gid, Credentials c) {
     if ((mode & S_ISGID) != 0 && !c.kernelChecked() && !c.inGroup(gid) && !c.has(Capability.FSETID)) {
       return mode & 07777 & ~S_ISGID;

@@ -999,7 +999,7 @@ public final class Vfs {
     Integer keep = null;
     if (n.equals(XattrName.ACCESS_ACL)) { // posix_acl_update_mode: setgid goes outside the group without CAP_FSETID
       Permissions.Subject s = subject(i, c);
-      keep = Permissions.chmodBits(s.mode(), s.gid(), c);
+      keep = Permissions.aclUpdateBits(s.mode(), s.gid(), c);
     }
     k.attrs().setxattr(i, n, value, flags, keep);
   }
