@@ -479,10 +479,10 @@ final class Ext4FuseOps {
     }
   }
 
-  /** ext4's FS_FL_USER_VISIBLE: the inode flags FS_IOC_GETFLAGS shows. */
-  private static final int FLAGS_VISIBLE = 0x705BDFFF;
-  /** FS_XFLAG_* ↔ inode flags, as ext4 maps them: sync, immutable, append, nodump, noatime. */
-  private static final int[][] XFLAGS = {{0x20, 0x8}, {0x8, 0x10}, {0x10, 0x20}, {0x80, 0x40}, {0x40, 0x80}};
+  /** ext4's EXT4_FL_USER_VISIBLE: the inode flags FS_IOC_GETFLAGS shows (DAX among them). */
+  private static final int FLAGS_VISIBLE = 0x725BDFFF;
+  /** FS_XFLAG_* ↔ inode flags, as ext4 maps them: sync, immutable, append, nodump, noatime, DAX. */
+  private static final int[][] XFLAGS = {{0x20, 0x8}, {0x8, 0x10}, {0x10, 0x20}, {0x80, 0x40}, {0x40, 0x80}, {0x8000, 0x02000000}};
 
   /**
    * FUSE_IOCTL for the inode-flag calls the kernel's fileattr code sends (lsattr and chattr's

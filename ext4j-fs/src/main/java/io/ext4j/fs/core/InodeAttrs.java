@@ -146,12 +146,13 @@ public final class InodeAttrs {
 
   /**
    * The inode flags chattr(1) changes (FS_IOC_SETFLAGS): secure deletion, undelete, compress (kept,
-   * with no effect, as ext4 keeps it), sync, immutable, append-only, nodump, noatime, notail, dirsync
-   * and topdir. Other bits are the
+   * with no effect, as ext4 keeps it), sync, immutable, append-only, nodump, noatime, notail, dirsync,
+   * topdir and DAX (kept and inherited; ext4j maps no persistent memory, as ext4 without a DAX
+   * device). Other bits are the
    * filesystem's own (extents, htree index, inline data …) and keep their values.
    */
   public static final int USER_MODIFIABLE_FLAGS = 0x1 | 0x2 | 0x4 | RawInode.FL_SYNC | RawInode.FL_IMMUTABLE | RawInode.FL_APPEND
-      | 0x40 | RawInode.FL_NOATIME | 0x8000 | RawInode.FL_DIRSYNC | RawInode.FL_TOPDIR;
+      | 0x40 | RawInode.FL_NOATIME | 0x8000 | RawInode.FL_DIRSYNC | RawInode.FL_TOPDIR | RawInode.FL_DAX;
 
   /**
    * Sets the user-modifiable inode flags to those in {@code flags} ({@link #USER_MODIFIABLE_FLAGS};

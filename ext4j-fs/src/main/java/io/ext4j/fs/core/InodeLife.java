@@ -24,7 +24,10 @@ import java.util.function.IntSupplier;
  */
 public final class InodeLife {
   /** Flags a new inode takes from its directory (for directories also DIRSYNC and TOPDIR's absence). */
-  private static final int INHERITED = RawInode.FL_SYNC | RawInode.FL_NOATIME | 0x40 /* NODUMP */ | 0x1 /* SECRM */ | 0x2 /* UNRM */;
+  private static final int INHERITED = RawInode.FL_SYNC | RawInode.FL_NOATIME | 0x40 /* NODUMP */ | 0x1 /* SECRM */ | 0x2 /* UNRM */
+      | 0x4 /* COMPR */ | RawInode.FL_DAX;
+  /** Of those, what a new inode that is neither a regular file nor a directory keeps (ext4_mask_flags). */
+  private static final int OTHER_INHERITED = RawInode.FL_NOATIME | 0x40 /* NODUMP */;
 
   private final Fs fs;
   private final FileIo io;
@@ -78,6 +81,8 @@ public final class InodeLife {
     int flags = parentFlags & INHERITED;
     if (dir) {
       flags |= parentFlags & RawInode.FL_DIRSYNC;
+    } else if ((mode & 0xF000) != RawInode.S_IFREG) {
+      flags &= OTHER_INHERITED;
     }
     if (extents && fs.lay.extents()) {
       flags |= RawInode.FL_EXTENTS;

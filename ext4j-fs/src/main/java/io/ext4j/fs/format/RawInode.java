@@ -46,6 +46,8 @@ public final class RawInode {
   public static final int FL_INDEX = 0x1000;
   public static final int FL_DIRSYNC = 0x10000;
   public static final int FL_TOPDIR = 0x20000;
+  /** EXT4_DAX_FL: access the file's data directly on persistent memory (FS_XFLAG_DAX); inherited by new entries. */
+  public static final int FL_DAX = 0x02000000;
   public static final int FL_HUGE_FILE = 0x40000;
   public static final int FL_EXTENTS = 0x80000;
   public static final int FL_EA_INODE = 0x200000;

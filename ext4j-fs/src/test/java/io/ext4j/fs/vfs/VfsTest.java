@@ -429,6 +429,26 @@ class VfsTest {
         AttrChange.times(new TimeSpec.At(Instant.EPOCH), new TimeSpec.At(Instant.EPOCH)), ROOT));
   }
 
+  /** New entries take their directory's inheritable flags as ext4_mask_flags says: DAX and noatime to files and directories, only noatime to a symlink. */
+  @Test
+  void inheritableFlagsPassToNewEntries_asExt4MasksThem() throws IOException {
+    vfs.mkdirat(null, b("/dax"), 0755, ROOT);
+    try (OpenFile d = vfs.openat(null, b("/dax"), EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY), 0, ROOT)) {
+      vfs.setflags(d, vfs.getflags(d) | RawInode.FL_DAX | RawInode.FL_NOATIME, ROOT);
+    }
+    write("/dax/f", "x", ROOT);
+    vfs.mkdirat(null, b("/dax/sub"), 0755, ROOT);
+    vfs.symlinkat(b("f"), null, b("/dax/l"), ROOT);
+    int both = RawInode.FL_DAX | RawInode.FL_NOATIME;
+    assertThat(flagsOf("/dax/f", true) & both).isEqualTo(both);
+    assertThat(flagsOf("/dax/sub", true) & both).isEqualTo(both);
+    assertThat(flagsOf("/dax/l", false) & both).isEqualTo(RawInode.FL_NOATIME);
+  }
+
+  private int flagsOf(String path, boolean follow) throws IOException {
+    return vfs.statat(null, b(path), follow, ROOT).flags();
+  }
+
   @Test
   void xattrNamesAreCheckedAsLinuxDoes() throws IOException {
     write("/f", "x", ROOT);
