@@ -76,12 +76,16 @@ if [ ! -f "$xt/.ext4j-built" ] || [ "$(cat "$xt/.ext4j-built")" != "$stamp" ]; t
   cp -a "$src" "$xt"
   # check stops with "TEST_DEV … is mounted but not a type fuse filesystem" unless _fs_type maps our
   # FUSE subtypes back to fuse, as it does for glusterfs and ceph-fuse.
-  sed -i "s|-e 's/fuse.ceph-fuse/ceph-fuse/'|-e 's/fuse.ceph-fuse/ceph-fuse/' -e 's/^fuse[.]ext4j\$/fuse/' -e 's/^fuse[.]fuse2fs\$/fuse/'|" "$xt/common/rc"
+  # (fuse2fs names its mounts fuse.ext4 whatever subtype it is given.)
+  sed -i "s|-e 's/fuse.ceph-fuse/ceph-fuse/'|-e 's/fuse.ceph-fuse/ceph-fuse/' -e 's/^fuse[.]ext4j\$/fuse/' -e 's/^fuse[.]fuse2fs\$/fuse/' -e 's/^fuse[.]ext4\$/fuse/'|" "$xt/common/rc"
   grep -qF 's/^fuse[.]ext4j$/fuse/' "$xt/common/rc" || { echo "run.sh: could not patch _fs_type in $xt/common/rc" >&2; exit 2; }
   (cd "$xt" && make -j"$(nproc)" >"$work/xfstests-build.log" 2>&1) \
     || { echo "run.sh: xfstests build failed; see $work/xfstests-build.log" >&2; tail -n 20 "$work/xfstests-build.log" >&2; exit 2; }
   echo "$stamp" >"$xt/.ext4j-built"
 fi
+# A copy built before fuse.ext4 (fuse2fs's own type) was mapped gets the mapping now.
+grep -qF 's/^fuse[.]ext4$/fuse/' "$xt/common/rc" \
+  || sed -i "s|-e 's/^fuse\[.\]fuse2fs\$/fuse/'|-e 's/^fuse[.]fuse2fs\$/fuse/' -e 's/^fuse[.]ext4\$/fuse/'|" "$xt/common/rc"
 
 test_dir="$work/mnt/test" scratch_mnt="$work/mnt/scratch"
 cleanup_mounts() {

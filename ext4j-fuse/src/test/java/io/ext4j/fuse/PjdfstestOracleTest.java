@@ -31,28 +31,9 @@ class PjdfstestOracleTest {
   static final int KERNEL_WORST = 2;
   static final Duration RUN = Duration.ofMinutes(15);
 
-  /**
-   * The pjdfstest source: {@code -Dext4j.pjdfstest=DIR}, else {@code shared/third_party/pjdfstest}
-   * beside this checkout or above it, else {@code /work/shared/third_party/pjdfstest}. A missing
-   * source fails the test, saying where it looked.
-   */
+  /** The pjdfstest source ({@link io.ext4j.testkit.ThirdParty#source}: {@code -Dext4j.pjdfstest=DIR} or shared/third_party). */
   static Path source() {
-    List<Path> tried = new ArrayList<>();
-    String fixed = System.getProperty("ext4j.pjdfstest");
-    if (fixed != null) {
-      tried.add(Path.of(fixed));
-    }
-    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-      tried.add(p.resolve("shared/third_party/pjdfstest"));
-      tried.add(p.resolveSibling("shared").resolve("third_party/pjdfstest"));
-    }
-    tried.add(Path.of("/work/shared/third_party/pjdfstest"));
-    for (Path p : tried) {
-      if (Files.isRegularFile(p.resolve("pjdfstest.c"))) {
-        return p;
-      }
-    }
-    throw new AssertionError("pjdfstest's source (pjdfstest.c) is in none of " + tried + "; give it with -Dext4j.pjdfstest=DIR");
+    return io.ext4j.testkit.ThirdParty.source("pjdfstest", "pjdfstest.c");
   }
 
   /** A copy of the source built with gcc, as BUILD.md says; returns the copy. */
