@@ -64,6 +64,8 @@ final class Ext4FuseOps {
    */
   private final long entryTimeoutNs;
   private final ConcurrentHashMap<Long, OpenFile> files = new ConcurrentHashMap<>();
+  /** Node ids of files opened here for buffered I/O: the kernel may hold pages of them (grows only). */
+  private final java.util.Set<Long> pageCached = ConcurrentHashMap.newKeySet();
   private final AtomicLong nextFh = new AtomicLong(1);
 
   Ext4FuseOps(Ext4FileSystem fs, FuseOptions options) {
@@ -185,6 +187,14 @@ final class Ext4FuseOps {
         long n = f.write(r.u64(8), r.bytes(40, r.u32(16)), callers.writer(r, kill));
         if (privileged) {
           r.invalidateBeforeReply = r.nodeid; // the engine cleared setuid/setgid: the kernel must ask for the mode again
+        }
+        if (n > 0 && f.flags().contains(OpenFlag.DIRECT) && pageCached.contains(r.nodeid)) {
+          // A direct write bypasses the pages a buffered opener's reads keep; the kernel drops them
+          // only before it sends the write, so a read in between would cache the old bytes again
+          // (xfstests generic/451). Dropped again now that the engine has the new ones.
+          r.invalidateBeforeReply = r.nodeid;
+          r.invalidatePagesFrom = r.u64(8);
+          r.invalidatePagesLength = n;
         }
         FuseReplies.sizeOut(out, n);
       }
@@ -330,6 +340,9 @@ final class Ext4FuseOps {
     // update the access time (relatime after a change, strictatime always) the open drops them
     // and that read comes here.
     boolean keep = f.isDirectory() || !f.readUpdatesAtime();
+    if (!direct && !f.isDirectory()) {
+      pageCached.add(FuseReplies.nodeId(f.ino()));
+    }
     FuseReplies.open(out, fh, direct ? FuseProto.FOPEN_DIRECT_IO : keep ? FuseProto.FOPEN_KEEP_CACHE : 0);
   }
 

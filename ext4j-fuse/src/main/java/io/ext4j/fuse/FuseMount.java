@@ -229,7 +229,7 @@ public final class FuseMount implements AutoCloseable {
           continue;
         }
         if (req.invalidateBeforeReply != 0) {
-          invalidateAttributes(req.invalidateBeforeReply, notice, state);
+          invalidate(req.invalidateBeforeReply, req.invalidatePagesFrom, req.invalidatePagesLength, notice, state);
         }
         int len = err == 0 ? out.position() : FuseProto.OUT_HEADER;
         bb.putInt(0, len).putInt(4, -err).putLong(8, req.unique);
@@ -256,15 +256,19 @@ public final class FuseMount implements AutoCloseable {
   }
 
   /**
-   * FUSE_NOTIFY_INVAL_INODE with offset -1: the kernel forgets the node's cached attributes (not its
-   * pages). Sent before the reply, so the caller cannot stat the old mode between the two (it did,
-   * rarely, when this came after); with offset -1 the kernel takes no page or inode lock, so the
-   * request it is waiting on does not matter. ENOENT (the kernel no longer has the node) is fine.
+   * FUSE_NOTIFY_INVAL_INODE: with {@code from} -1 the kernel forgets the node's cached attributes
+   * (not its pages); with {@code from} ≥ 0 also its cached pages of {@code length} bytes from there.
+   * Sent before the reply, so the caller cannot stat the old mode between the two (it did, rarely,
+   * when this came after). With offset -1 the kernel takes no page or inode lock; with a range it
+   * locks the range's pages one by one but not the inode, and a page lock is held only by a reader
+   * waiting for a READ that another session thread serves, so the request the kernel waits on (a
+   * direct write, which holds the inode lock and no page) does not block it. ENOENT (the kernel no
+   * longer has the node) is fine.
    */
-  private void invalidateAttributes(long nodeid, MemorySegment buf, MemorySegment state) {
+  private void invalidate(long nodeid, long from, long length, MemorySegment buf, MemorySegment state) {
     ByteBuffer b = buf.asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(0, FuseProto.OUT_HEADER + 24).putInt(4, FuseProto.NOTIFY_INVAL_INODE).putLong(8, 0);
-    b.putLong(16, nodeid).putLong(24, -1).putLong(32, 0);
+    b.putLong(16, nodeid).putLong(24, from).putLong(32, from < 0 ? 0 : length);
     long w = Libc.write(fd, buf, FuseProto.OUT_HEADER + 24, state);
     if (w < 0 && w != -Libc.ENOENT && w != -Libc.ENODEV) {
       failure.compareAndSet(null, new IOException(DEV_FUSE + ": attribute invalidation failed: " + Libc.describe((int) -w)));

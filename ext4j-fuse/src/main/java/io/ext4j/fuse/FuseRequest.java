@@ -27,6 +27,12 @@ final class FuseRequest {
    * session thread that owns this request.
    */
   long invalidateBeforeReply;
+  /**
+   * With {@link #invalidateBeforeReply}: the byte range whose cached pages the kernel must drop too
+   * ({@link #invalidatePagesLength} bytes from here; -1, the default: attributes only).
+   */
+  long invalidatePagesFrom = -1;
+  long invalidatePagesLength;
 
   private FuseRequest(ByteBuffer b, int len) {
     this.b = b;
