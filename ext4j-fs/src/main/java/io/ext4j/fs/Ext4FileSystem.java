@@ -668,11 +668,8 @@ public final class Ext4FileSystem implements AutoCloseable {
       }
     }
     checkOpen();
-    if (!fs.readOnly && fs.failure() == null && mode != ShutdownMode.NO_LOG_FLUSH) {
-      guard(() -> {
-        fs.meta.sync(); // the log forced (with its ordered data) and the device flushed: both modes' durability here
-        return null;
-      });
+    if (fs.failure() == null && mode != ShutdownMode.NO_LOG_FLUSH) {
+      syncfs(); // the log forced (with its ordered data) and the device flushed: both modes' durability here
     }
     Ext4Exception cause = new Ext4Exception(Errno.EIO, 0, null, device.name() + " is shut down (" + mode + ")");
     synchronized (this) {

@@ -125,14 +125,8 @@ final class Ext4FuseOps {
         boolean self = name.length == 1 && name[0] == '.';
         entry(out, self ? vfs.getattr(ino) : vfs.lookup(ino, name, callers.of(r, 0)));
       }
-      case FuseProto.GETATTR -> {
-        OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
-        FuseReplies.attrOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
-      }
-      case FuseProto.STATX -> {
-        OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
-        FuseReplies.statxOut(out, f != null ? f.attributes() : vfs.getattr(ino), options.attrTimeoutNs());
-      }
+      case FuseProto.GETATTR -> FuseReplies.attrOut(out, getattr(r, ino), options.attrTimeoutNs());
+      case FuseProto.STATX -> FuseReplies.statxOut(out, getattr(r, ino), options.attrTimeoutNs());
       case FuseProto.SETATTR -> FuseReplies.attrOut(out, setattr(r, ino), options.attrTimeoutNs());
       case FuseProto.READLINK -> out.put(vfs.readlink(ino, callers.of(r, 0)));
       case FuseProto.SYMLINK -> {
@@ -328,6 +322,15 @@ final class Ext4FuseOps {
       set.add(OpenFlag.TRUNCATE);
     }
     return set;
+  }
+
+  /**
+   * The attributes GETATTR and STATX ask for (their arguments start alike: flags, padding, fh):
+   * through the open file when the kernel names one (GETATTR_FH), else of the node.
+   */
+  private Attributes getattr(FuseRequest r, long ino) throws IOException {
+    OpenFile f = (r.u32(0) & GETATTR_FH) != 0 ? files.get(r.u64(8)) : null;
+    return f != null ? f.attributes() : vfs.getattr(ino);
   }
 
   /** Registers {@code f} under a new handle and writes the open reply. */

@@ -1,5 +1,6 @@
 package io.ext4j.fuse;
 
+import io.ext4j.fs.AtimeUpdates;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,7 +38,7 @@ import java.util.List;
  */
 public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebackCache, boolean directIo, int maxWrite,
     int threads, long attrTimeoutNs, long entryTimeoutNs, String fsName, boolean dirSync, boolean defaultPermissions, long mountFlags,
-    io.ext4j.fs.AtimeUpdates atime, boolean noDirAtime) {
+    AtimeUpdates atime, boolean noDirAtime) {
 
   public static final int MAX_WRITE_LIMIT = 1 << 20;
 
@@ -74,7 +75,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
 
   public static FuseOptions defaults() {
     return new FuseOptions(false, false, false, false, MAX_WRITE_LIMIT, 16, 1_000_000_000L, 1_000_000_000L, null, false, true,
-        MS_NOSUID | MS_NODEV | MS_RELATIME, io.ext4j.fs.AtimeUpdates.RELATIME, false);
+        MS_NOSUID | MS_NODEV | MS_RELATIME, AtimeUpdates.RELATIME, false);
   }
 
   /** Parses a comma-separated {@code -o} list over {@code base}; an unknown option fails naming it. */
@@ -92,7 +93,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     boolean dirSync = o.dirSync;
     boolean kernelChecks = o.defaultPermissions;
     long flags = o.mountFlags;
-    io.ext4j.fs.AtimeUpdates atime = o.atime;
+    AtimeUpdates atime = o.atime;
     boolean noDirAtime = o.noDirAtime;
     for (String item : split(list)) {
       int eq = item.indexOf('=');
@@ -118,17 +119,17 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
         case "sync" -> flags = set(flags, MS_SYNCHRONOUS, flag(key, value));
         case "noatime" -> {
           flags = (flags & ~ATIME_FLAGS) | (flag(key, value) ? MS_NOATIME : 0);
-          atime = io.ext4j.fs.AtimeUpdates.NOATIME;
+          atime = AtimeUpdates.NOATIME;
         }
         case "relatime", "atime", "norelatime", "nostrictatime" -> {
           flag(key, value);
           boolean strict = key.equals("norelatime");
           flags = (flags & ~ATIME_FLAGS) | (strict ? MS_STRICTATIME : MS_RELATIME);
-          atime = strict ? io.ext4j.fs.AtimeUpdates.STRICTATIME : io.ext4j.fs.AtimeUpdates.RELATIME;
+          atime = strict ? AtimeUpdates.STRICTATIME : AtimeUpdates.RELATIME;
         }
         case "strictatime" -> {
           flags = (flags & ~ATIME_FLAGS) | (flag(key, value) ? MS_STRICTATIME : 0);
-          atime = io.ext4j.fs.AtimeUpdates.STRICTATIME;
+          atime = AtimeUpdates.STRICTATIME;
         }
         case "nodiratime", "diratime" -> {
           noDirAtime = key.equals("nodiratime") && flag(key, value);

@@ -1,8 +1,10 @@
 package io.ext4j.fs.vfs;
 
 import io.ext4j.fs.Caller;
+import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
+import io.ext4j.fs.ShutdownMode;
 import io.ext4j.fs.core.Fs;
 import io.ext4j.fs.core.InodeAttrs;
 import io.ext4j.fs.core.InodeLife;
@@ -12,6 +14,7 @@ import io.ext4j.fs.file.FileIo;
 import io.ext4j.fs.inode.Inode;
 import io.ext4j.fs.xattr.Xattrs;
 import java.io.IOException;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -46,10 +49,10 @@ public interface Kernel {
    * shared lock; with {@code accessed} (a getdents, not the engine's own search for a name) the
    * listing updates its access time as the mount's atime options say.
    */
-  java.util.List<io.ext4j.fs.DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException;
+  List<DirEntry> list(Inode d, long cookie, int max, boolean accessed) throws IOException;
 
   /** Shuts the filesystem down ({@link io.ext4j.fs.Ext4FileSystem#shutdown}). */
-  void shutdown(io.ext4j.fs.ShutdownMode mode) throws IOException;
+  void shutdown(ShutdownMode mode) throws IOException;
 
   /** The inode an open file keeps pinned. */
   Inode inode(OpenFile f);

@@ -262,22 +262,19 @@ public final class Permissions {
   /**
    * The permission bits a chmod to {@code mode} leaves (setattr_prepare): setgid is dropped when
    * the caller is outside the file's group ({@code gid}, the new group when the same call changes
-   * it) and lacks CAP_FSETID.
+   * it) and lacks CAP_FSETID; where the kernel checked permissions it applied this rule itself.
    */
+  public static int chmodBits(int mode, long gid, Credentials c) {
+    return c.kernelChecked() ? mode & 07777 : aclUpdateBits(mode, gid, c);
+  }
+
   /**
-   * posix_acl_update_mode's setgid rule for a new access ACL: setgid goes when the caller is not in
-   * the file's group and lacks CAP_FSETID. Unlike {@link #chmodBits}, applied also where the kernel
-   * checked permissions: the kernel leaves this rule to the file system's set_acl.
+   * posix_acl_update_mode's setgid rule for a new access ACL: {@link #chmodBits}' rule, applied
+   * also where the kernel checked permissions, since the kernel leaves it to the file system's
+   * set_acl.
    */
   public static int aclUpdateBits(int mode, long gid, Credentials c) {
     if ((mode & S_ISGID) != 0 && !c.inGroup(gid) && !c.has(Capability.FSETID)) {
-      return mode & 07777 & ~S_ISGID;
-    }
-    return mode & 07777;
-  }
-
-  public static int chmodBits(int mode, long gid, Credentials c) {
-    if ((mode & S_ISGID) != 0 && !c.kernelChecked() && !c.inGroup(gid) && !c.has(Capability.FSETID)) {
       return mode & 07777 & ~S_ISGID;
     }
     return mode & 07777;
