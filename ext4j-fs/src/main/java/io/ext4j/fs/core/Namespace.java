@@ -638,8 +638,8 @@ public final class Namespace {
         throw new Ext4Exception(Errno.ENOENT, dir.ino, show(name), "no such entry");
       }
       Directory.Found f = dirs.lookup(dir, name);
-      if (f == null) {
-        throw new IllegalStateException(show(name) + " in " + dir + " is cached but not in the directory");
+      if (f == null) { // the dentry cache had it from an earlier read of the blocks, which now disagree: damage
+        throw new Ext4Exception(Errno.EFSCORRUPTED, dir.ino, show(name), "found in the directory before, not found in its blocks now");
       }
       child = fs.inodes.get(f.inode());
       try {
