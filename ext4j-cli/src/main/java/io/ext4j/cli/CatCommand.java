@@ -5,7 +5,7 @@ import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -37,14 +37,15 @@ public final class CatCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     OutputStream out = main.stdout();
     try (Ext4FileSystem fs = target.open(false)) {
-      Attributes a = ImageTarget.resolve(target, new PathWalker(fs), path, PathWalker.Follow.FOLLOW);
+      Vfs vfs = fs.vfs();
+      Attributes a = target.stat(vfs, path, true);
       if (a.isDirectory()) {
         throw target.failure(path, Errno.EISDIR, null);
       }
       if (!a.isRegularFile()) {
         throw new CliException(path + ": not a regular file (" + Formats.typeName(a) + ") (" + target.name() + ")");
       }
-      try (OpenFile f = fs.open(a.ino(), EnumSet.of(OpenFlag.READ))) {
+      try (OpenFile f = vfs.openat(null, ImageTarget.bytes(path), EnumSet.of(OpenFlag.READ), 0, ImageTarget.credentials())) {
         ByteBuffer buf = ByteBuffer.allocate(CHUNK);
         long pos = 0;
         while (true) {

@@ -1,14 +1,18 @@
 package io.ext4j.cli;
 
 import io.ext4j.fs.DirEntry;
-import io.ext4j.fs.Ext4FileSystem;
+import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.OpenFlag;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
-/** A directory's entries read through {@link Ext4FileSystem#readdir} to the end, page by page. */
+/** An open directory's entries read through {@link Vfs#readdir} to the end, page by page. */
 final class DirListing {
   /** Entries asked for per readdir call. */
   static final int PAGE = 512;
@@ -18,12 +22,12 @@ final class DirListing {
 
   private DirListing() {}
 
-  /** Every entry of directory {@code dir} ("." and ".." only with {@code dots}), sorted by name. */
-  static List<DirEntry> sorted(Ext4FileSystem fs, long dir, boolean dots) throws IOException {
+  /** Every entry of the open directory {@code dir} ("." and ".." only with {@code dots}), sorted by name. */
+  static List<DirEntry> sorted(Vfs vfs, OpenFile dir, boolean dots) throws IOException {
     List<DirEntry> all = new ArrayList<>();
     long cookie = 0;
     while (true) {
-      List<DirEntry> page = fs.readdir(dir, cookie, PAGE);
+      List<DirEntry> page = vfs.readdir(dir, cookie, PAGE);
       if (page.isEmpty()) {
         break;
       }
@@ -34,12 +38,18 @@ final class DirListing {
       }
       long next = page.getLast().cookie();
       if (next == cookie) {
-        throw new CliException(fs.name() + ": directory inode " + dir + ": readdir did not advance past cookie " + cookie);
+        throw new Ext4Exception(Errno.EFSCORRUPTED, dir.ino(), null, "readdir did not advance past cookie " + cookie);
       }
       cookie = next;
     }
     all.sort(BY_NAME);
     return all;
+  }
+
+  /** Opens the directory {@code name} in {@code dir} (null: {@code name} is a path from the root) for listing, never through a symbolic link. */
+  static OpenFile open(Vfs vfs, OpenFile dir, byte[] name) throws IOException {
+    return vfs.openat(dir, name, java.util.EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY, OpenFlag.NOFOLLOW), 0,
+        ImageTarget.credentials());
   }
 
   /** {@code dir + "/" + name}, without doubling a slash. */

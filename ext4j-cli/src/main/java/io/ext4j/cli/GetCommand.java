@@ -3,11 +3,15 @@ package io.ext4j.cli;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.OpenFlag;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.FileHandle;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -46,20 +50,21 @@ public final class GetCommand implements Callable<Integer> {
     boolean show = recursive && Progress.onTerminal();
     Warnings warnings = new Warnings(spec.commandLine().getErr());
     try (Ext4FileSystem fs = target.open(false)) {
-      Attributes a = ImageTarget.resolve(target, new PathWalker(fs), source, PathWalker.Follow.NO_FOLLOW);
+      Vfs vfs = fs.vfs();
+      Attributes a = target.stat(vfs, source, false);
       if (a.isDirectory() && !recursive) {
         throw new CliException(source + ": is a directory (use -r to copy it) (" + target.name() + ")");
       }
       Path to = dest;
       if (Files.isDirectory(dest)) {
-        List<byte[]> parts = PathWalker.components(source.getBytes(StandardCharsets.UTF_8), source);
+        List<String> parts = ImageTarget.components(source);
         if (a.ino() != Ext4FileSystem.ROOT && !parts.isEmpty()) {
-          to = dest.resolve(new String(parts.getLast(), StandardCharsets.UTF_8));
+          to = dest.resolve(parts.getLast());
         }
       } else if (dest.toAbsolutePath().getParent() != null && !Files.isDirectory(dest.toAbsolutePath().getParent())) {
         throw new CliException(dest + ": no such directory to copy into");
       }
-      long total = show ? imageBytes(fs, a) : 0;
+      long total = show ? imageBytes(vfs, a) : 0;
       ImageToHost copier;
       try (Progress progress = Progress.start("get", total, show)) {
         copier = new ImageToHost(fs, target, ImageTarget.isRoot(), warnings, progress);
@@ -76,14 +81,31 @@ public final class GetCommand implements Callable<Integer> {
     return warnings.errors() == 0 ? 0 : Main.EXIT_FAILURE;
   }
 
-  /** The bytes of the regular files under {@code a}, for the progress bar. */
-  private static long imageBytes(Ext4FileSystem fs, Attributes a) throws IOException {
+  /** The bytes of the regular files under {@code a} (each directory counted once), for the progress bar. */
+  private long imageBytes(Vfs vfs, Attributes a) throws IOException {
     if (!a.isDirectory()) {
       return a.isRegularFile() ? a.size() : 0;
     }
+    Credentials who = ImageTarget.credentials();
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<FileHandle> todo = new java.util.ArrayDeque<>();
+    todo.push(new FileHandle(a.ino(), a.generation()));
     long sum = 0;
-    for (DirEntry e : DirListing.sorted(fs, a.ino(), false)) {
-      sum += imageBytes(fs, fs.getattr(e.ino()));
+    while (!todo.isEmpty()) {
+      FileHandle h = todo.pop();
+      if (!seen.add(h.ino())) {
+        continue;
+      }
+      try (OpenFile dir = vfs.openByHandle(h, EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY), who)) {
+        for (DirEntry e : DirListing.sorted(vfs, dir, false)) {
+          Attributes c = vfs.statat(dir, e.name(), false, who);
+          if (c.isDirectory()) {
+            todo.push(new FileHandle(c.ino(), c.generation()));
+          } else if (c.isRegularFile()) {
+            sum += c.size();
+          }
+        }
+      }
     }
     return sum;
   }

@@ -1,15 +1,21 @@
 package io.ext4j.cli;
 
+import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Caller;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.vfs.Capability;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -110,13 +116,43 @@ public final class ImageTarget {
     return new CliException(path + ": " + errno.description() + (hint == null ? "" : " (" + hint + ")") + " (" + image + ")");
   }
 
-  /** Resolves {@code path}, wording a failure. */
-  static io.ext4j.fs.Attributes resolve(ImageTarget t, PathWalker w, String path, PathWalker.Follow follow) throws IOException {
+  /** What {@code path} names (a final symbolic link followed when {@code follow}), wording a failure. */
+  Attributes stat(Vfs vfs, String path, boolean follow) throws IOException {
     try {
-      return w.resolve(path, follow);
+      return vfs.statat(null, bytes(path), follow, credentials());
     } catch (IOException e) {
-      throw t.failure(path, e);
+      throw failure(path, e);
     }
+  }
+
+  /** A path argument as the bytes the VFS resolves. */
+  static byte[] bytes(String path) {
+    return path.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A path argument's components (split on '/', empty ones dropped), as basename(1) sees them. */
+  static List<String> components(String path) {
+    List<String> out = new ArrayList<>();
+    for (String c : path.split("/")) {
+      if (!c.isEmpty()) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The user running the command, with its umask and every capability: the identity of the file
+   * commands' VFS calls (see the class doc).
+   */
+  static Credentials credentials() {
+    return Who.CREDENTIALS;
+  }
+
+  /** The process's identity, read once. */
+  private static final class Who {
+    static final Credentials CREDENTIALS = Credentials.user(caller().uid(), caller().gid()).withUmask(umask())
+        .withCapabilities(java.util.EnumSet.allOf(Capability.class));
   }
 
   /** Who creates things: the user running the command, as the kernel would make it the owner. */

@@ -2,11 +2,14 @@ package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
+import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.populate.HostFs;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -41,9 +44,10 @@ import java.util.Map;
  */
 final class ImageToHost {
   static final int CHUNK = 1 << 20;
-  private static final int EXTENTS_FL = 0x80000;
+  private static final byte[] DOT = {'.'};
 
-  private final Ext4FileSystem fs;
+  private final Vfs vfs;
+  private final Credentials who = ImageTarget.credentials();
   private final ImageTarget target;
   private final boolean root;
   private final Warnings warnings;
@@ -55,7 +59,7 @@ final class ImageToHost {
   private final List<String> skippedDevices = new ArrayList<>();
 
   ImageToHost(Ext4FileSystem fs, ImageTarget target, boolean root, Warnings warnings, Progress progress) {
-    this.fs = fs;
+    this.vfs = fs.vfs();
     this.target = target;
     this.root = root;
     this.warnings = warnings;
@@ -64,8 +68,8 @@ final class ImageToHost {
     this.zeros = new byte[blockSize];
   }
 
-  /** A directory being copied: its entries still to copy, and the directory it is in (for loops). */
-  private record Frame(Attributes dir, String imgPath, Path host, java.util.Iterator<DirEntry> entries, Frame up) {
+  /** A directory being copied, held open: its entries still to copy, and the directory it is in (for loops). */
+  private record Frame(Attributes dir, OpenFile fd, String imgPath, Path host, java.util.Iterator<DirEntry> entries, Frame up) {
     /** The path of the ancestor (this frame or above) that is inode {@code ino}, or null. */
     String ancestor(long ino) {
       for (Frame f = this; f != null; f = f.up) {
@@ -78,50 +82,61 @@ final class ImageToHost {
   }
 
   /**
-   * Copies image inode {@code a} (at {@code imgPath}) to {@code host}: iteratively, one frame per
-   * directory level (memory grows with the tree's depth, not its size); a directory met again
-   * below itself is reported and skipped.
+   * Copies what {@code imgPath} names (attributes {@code a}; a final symbolic link itself) to
+   * {@code host}: iteratively, one open directory per level (memory grows with the tree's depth, not
+   * its size); a directory met again below itself is reported and skipped.
    */
   void copy(Attributes a, String imgPath, Path host) throws IOException {
     java.util.ArrayDeque<Frame> stack = new java.util.ArrayDeque<>();
-    Frame top = copyOne(a, imgPath, host, null);
-    if (top != null) {
-      stack.push(top);
-    }
-    while (!stack.isEmpty()) {
-      Frame f = stack.peek();
-      if (!f.entries().hasNext()) {
-        stack.pop();
-        finish(f.dir(), f.host());
-        continue;
+    try {
+      Frame top = copyOne(a, null, ImageTarget.bytes(imgPath), imgPath, host, null);
+      if (top != null) {
+        stack.push(top);
       }
-      DirEntry e = f.entries().next();
-      String name = e.nameString();
-      String child = DirListing.join(f.imgPath(), name);
-      try {
-        Attributes c = engine(child, () -> fs.getattr(e.ino()));
-        String seen = c.isDirectory() ? f.ancestor(c.ino()) : null;
-        if (seen != null) {
-          warnings.loop(child, seen);
+      while (!stack.isEmpty()) {
+        Frame f = stack.peek();
+        if (!f.entries().hasNext()) {
+          stack.pop();
+          try (OpenFile done = f.fd()) {
+            finish(f.dir(), done, DOT, f.host());
+          }
           continue;
         }
-        Frame sub = copyOne(c, child, f.host().resolve(name), f);
-        if (sub != null) {
-          stack.push(sub);
+        DirEntry e = f.entries().next();
+        String name = e.nameString();
+        String child = DirListing.join(f.imgPath(), name);
+        try {
+          Attributes c = engine(child, () -> vfs.statat(f.fd(), e.name(), false, who));
+          String seen = c.isDirectory() ? f.ancestor(c.ino()) : null;
+          if (seen != null) {
+            warnings.loop(child, seen);
+            continue;
+          }
+          Frame sub = copyOne(c, f.fd(), e.name(), child, f.host().resolve(name), f);
+          if (sub != null) {
+            stack.push(sub);
+          }
+        } catch (IOException x) {
+          warnings.skipOrThrow(x, f.host().resolve(name));
         }
-      } catch (IOException x) {
-        warnings.skipOrThrow(x, f.host().resolve(name));
+      }
+    } finally {
+      for (Frame f : stack) {
+        f.fd().close();
       }
     }
   }
 
-  /** Copies one inode; for a directory, makes it (or merges into it) and returns its frame, whose entries the caller copies. */
-  private Frame copyOne(Attributes a, String imgPath, Path host, Frame up) throws IOException {
+  /**
+   * Copies entry {@code name} of the open directory {@code dir} (null: {@code name} is a path from the
+   * root); for a directory, makes it (or merges into it) and returns its frame, whose entries the caller copies.
+   */
+  private Frame copyOne(Attributes a, OpenFile dir, byte[] name, String imgPath, Path host, Frame up) throws IOException {
     boolean exists = Files.exists(host, LinkOption.NOFOLLOW_LINKS);
     if (exists) {
       boolean hostDir = Files.isDirectory(host, LinkOption.NOFOLLOW_LINKS);
       if (a.isDirectory() && hostDir) {
-        return frame(a, imgPath, host, up);
+        return frame(a, dir, name, imgPath, host, up);
       }
       if (a.isDirectory()) {
         throw new CliException(host + ": cannot overwrite a non-directory with directory " + imgPath + " (" + target.name() + ")");
@@ -143,11 +158,11 @@ final class ImageToHost {
     switch (a.fileType()) {
       case Formats.S_IFDIR -> {
         Files.createDirectory(host);
-        return frame(a, imgPath, host, up);
+        return frame(a, dir, name, imgPath, host, up);
       }
-      case Formats.S_IFREG -> writeContents(a, imgPath, host);
+      case Formats.S_IFREG -> writeContents(a, dir, name, imgPath, host);
       case Formats.S_IFLNK -> {
-        String t = new String(engine(imgPath, () -> fs.readlink(a.ino())), StandardCharsets.UTF_8);
+        String t = new String(engine(imgPath, () -> vfs.readlinkat(dir, name, who)), StandardCharsets.UTF_8);
         Files.createSymbolicLink(host, Path.of(t));
       }
       case Formats.S_IFIFO, Formats.S_IFSOCK -> mknod(host, a.fileType() | perms, 0);
@@ -164,13 +179,19 @@ final class ImageToHost {
     if (a.nlink() > 1) {
       linked.put(a.ino(), host);
     }
-    finish(a, host);
+    finish(a, dir, name, host);
     return null;
   }
 
-  private Frame frame(Attributes dir, String imgPath, Path host, Frame up) throws IOException {
-    List<DirEntry> entries = engine(imgPath, () -> DirListing.sorted(fs, dir.ino(), false));
-    return new Frame(dir, imgPath, host, entries.iterator(), up);
+  private Frame frame(Attributes a, OpenFile dir, byte[] name, String imgPath, Path host, Frame up) throws IOException {
+    OpenFile fd = engine(imgPath, () -> DirListing.open(vfs, dir, name));
+    try {
+      List<DirEntry> entries = engine(imgPath, () -> DirListing.sorted(vfs, fd, false));
+      return new Frame(a, fd, imgPath, host, entries.iterator(), up);
+    } catch (IOException | RuntimeException e) {
+      fd.close();
+      throw e;
+    }
   }
 
   /** The image paths of devices not created (not root). */
@@ -192,8 +213,8 @@ final class ImageToHost {
   }
 
   /** Extended attributes, owners (as root), permission bits, then the times. */
-  private void finish(Attributes a, Path host) throws IOException {
-    copyXattrs(a, host);
+  private void finish(Attributes a, OpenFile dir, byte[] name, Path host) throws IOException {
+    copyXattrs(a, dir, name, host);
     if (root) {
       Files.setAttribute(host, "unix:uid", (int) a.uid(), LinkOption.NOFOLLOW_LINKS);
       Files.setAttribute(host, "unix:gid", (int) a.gid(), LinkOption.NOFOLLOW_LINKS);
@@ -209,13 +230,13 @@ final class ImageToHost {
     }
   }
 
-  private void copyXattrs(Attributes a, Path host) throws IOException {
-    List<String> names = engine(host.toString(), () -> fs.listxattr(a.ino()));
+  private void copyXattrs(Attributes a, OpenFile dir, byte[] name, Path host) throws IOException {
+    List<String> names = engine(host.toString(), () -> vfs.listxattrat(dir, name, false, who));
     for (String n : names) {
       if (!HostFs.copiedXattr(n, root) || a.isSymlink() && n.startsWith("user.")) {
         continue; // Linux allows user.* only on regular files and directories
       }
-      byte[] v = engine(host.toString(), () -> fs.getxattr(a.ino(), n));
+      byte[] v = engine(host.toString(), () -> vfs.getxattrat(dir, name, false, n, who));
       if (HostFs.available()) {
         try {
           HostFs.setXattr(host, n, v);
@@ -233,30 +254,17 @@ final class ImageToHost {
   }
 
   /**
-   * Reads the file's written extents (all of it where it has no extent tree) and writes the blocks
-   * that are not all zeros at the same offsets; sets the size last.
+   * Reads the file's data regions (SEEK_DATA / SEEK_HOLE: unwritten extents and holes are skipped)
+   * and writes the blocks that are not all zeros at the same offsets; sets the size last.
    */
-  private void writeContents(Attributes a, String imgPath, Path host) throws IOException {
+  private void writeContents(Attributes a, OpenFile dir, byte[] name, String imgPath, Path host) throws IOException {
     long size = a.size();
-    List<long[]> regions = new ArrayList<>();
-    if ((a.flags() & EXTENTS_FL) != 0) {
-      for (long[] e : engine(imgPath, () -> fs.extents(a.ino()))) {
-        long start = e[0] * blockSize;
-        long end = Math.min((e[0] + e[2]) * blockSize, size);
-        if (e[3] == 0 && end > start) {
-          regions.add(new long[] {start, end});
-        }
-      }
-      regions.sort((x, y) -> Long.compare(x[0], y[0]));
-    } else if (size > 0) {
-      regions.add(new long[] {0, size});
-    }
     Files.createFile(host);
     long read = 0;
     try (RandomAccessFile raf = new RandomAccessFile(host.toFile(), "rw");
-        OpenFile in = engine(imgPath, () -> fs.open(a.ino(), EnumSet.of(OpenFlag.READ)))) {
+        OpenFile in = engine(imgPath, () -> vfs.openat(dir, name, EnumSet.of(OpenFlag.READ, OpenFlag.NOFOLLOW), 0, who))) {
       FileChannel out = raf.getChannel();
-      for (long[] r : regions) {
+      for (long[] r : dataRegions(in, size, imgPath)) {
         long pos = r[0];
         while (pos < r[1]) {
           buf.clear().limit((int) Math.min(CHUNK, r[1] - pos));
@@ -273,6 +281,30 @@ final class ImageToHost {
       raf.setLength(size);
     }
     progress.bytes(Math.max(0, size - read));
+  }
+
+  /** The [start, end) ranges of the open file below {@code size} that hold data. */
+  private List<long[]> dataRegions(OpenFile in, long size, String imgPath) throws IOException {
+    List<long[]> regions = new ArrayList<>();
+    long pos = 0;
+    while (pos < size) {
+      long data;
+      try {
+        data = in.seekData(pos);
+      } catch (Ext4Exception e) {
+        if (e.errno() == Errno.ENXIO) {
+          break; // only a hole is left
+        }
+        throw target.failure(imgPath, e);
+      }
+      long from = data;
+      long end = Math.min(engine(imgPath, () -> in.seekHole(from)), size);
+      if (end > data) {
+        regions.add(new long[] {data, end});
+      }
+      pos = Math.max(end, data + 1);
+    }
+    return regions;
   }
 
   private int readFully(OpenFile in, long pos, String imgPath) throws IOException {

@@ -2,10 +2,11 @@ package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -36,42 +37,46 @@ public final class LnCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Credentials who = ImageTarget.credentials();
     try (Ext4FileSystem fs = target.open(true)) {
-      PathWalker w = new PathWalker(fs);
-      Attributes linked = null;
+      Vfs vfs = fs.vfs();
       if (!symbolic) {
-        linked = ImageTarget.resolve(target, w, linkTarget, PathWalker.Follow.NO_FOLLOW);
+        Attributes linked = target.stat(vfs, linkTarget, false);
         if (linked.isDirectory()) {
           throw target.failure(linkTarget, Errno.EPERM, "hard links to directories are not allowed");
         }
       }
-      String shown = linkPath;
-      long dir;
-      byte[] name;
+      String at = linkPath;
       try {
-        Attributes there = w.resolveIfExists(linkPath, PathWalker.Follow.FOLLOW);
+        Attributes there = statIfExists(vfs, linkPath, who);
         if (there != null && there.isDirectory()) {
-          List<byte[]> parts = PathWalker.components(linkTarget.getBytes(StandardCharsets.UTF_8), linkTarget);
+          List<String> parts = ImageTarget.components(linkTarget);
           if (parts.isEmpty()) {
             throw target.failure(linkPath, Errno.EEXIST, null);
           }
-          dir = there.ino();
-          name = parts.getLast();
-          shown = DirListing.join(linkPath, new String(name, StandardCharsets.UTF_8));
-        } else {
-          PathWalker.Parent at = w.parent(linkPath);
-          dir = at.dir();
-          name = at.name();
+          at = DirListing.join(linkPath, parts.getLast());
         }
         if (symbolic) {
-          fs.symlink(dir, name, linkTarget.getBytes(StandardCharsets.UTF_8), ImageTarget.caller());
+          vfs.symlinkat(ImageTarget.bytes(linkTarget), null, ImageTarget.bytes(at), who);
         } else {
-          fs.link(linked.ino(), dir, name);
+          vfs.linkat(null, ImageTarget.bytes(linkTarget), null, ImageTarget.bytes(at), false, who);
         }
       } catch (IOException e) {
-        throw target.failure(shown, e);
+        throw target.failure(at, e);
       }
     }
     return 0;
+  }
+
+  /** What {@code path} names (a final link followed), or null when nothing does. */
+  static Attributes statIfExists(Vfs vfs, String path, Credentials who) throws IOException {
+    try {
+      return vfs.statat(null, ImageTarget.bytes(path), true, who);
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.ENOENT) {
+        return null;
+      }
+      throw e;
+    }
   }
 }

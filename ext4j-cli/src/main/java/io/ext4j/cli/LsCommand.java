@@ -3,11 +3,15 @@ package io.ext4j.cli;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.OpenFlag;
+import io.ext4j.fs.vfs.FileHandle;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -51,15 +55,19 @@ public final class LsCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     try (Ext4FileSystem fs = target.open(false)) {
-      PathWalker w = new PathWalker(fs);
+      Vfs vfs = fs.vfs();
       // ls follows a symlink named on the command line unless it lists it long (and no '/' ends it)
-      PathWalker.Follow follow = longFormat && !path.endsWith("/") ? PathWalker.Follow.NO_FOLLOW : PathWalker.Follow.FOLLOW;
-      Attributes a = ImageTarget.resolve(target, w, path, follow);
+      boolean follow = !longFormat || path.endsWith("/");
+      Attributes a = target.stat(vfs, path, follow);
       if (!a.isDirectory()) {
-        print(fs, out, List.of(new Row(path, a, null)), false);
+        byte[] link = a.isSymlink() && longFormat ? vfs.readlinkat(null, ImageTarget.bytes(path), ImageTarget.credentials()) : null;
+        print(out, List.of(new Row(path, a, null, link)), false);
       } else if (!recursive) {
-        list(fs, out, path, a.ino(), false, null);
-      } else if (!listTree(fs, out, path, a.ino())) {
+        try (OpenFile dir = vfs.openat(null, ImageTarget.bytes(path), EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY), 0,
+            ImageTarget.credentials())) {
+          list(vfs, out, path, dir, false, null);
+        }
+      } else if (!listTree(vfs, out, path, new FileHandle(a.ino(), a.generation()))) {
         out.flush();
         return Main.EXIT_FAILURE;
       }
@@ -70,11 +78,11 @@ public final class LsCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** A directory ls -R has still to list, and the directories it is in (for loops). */
-  private record Visit(String path, long ino, Visit up) {
-    String ancestor(long dir) {
+  /** A directory ls -R has still to list (by handle: it is opened when its turn comes), and the directories it is in (for loops). */
+  private record Visit(String path, FileHandle dir, Visit up) {
+    String ancestor(long ino) {
       for (Visit v = this; v != null; v = v.up) {
-        if (v.ino == dir) {
+        if (v.dir.ino() == ino) {
           return v.path;
         }
       }
@@ -87,11 +95,11 @@ public final class LsCommand implements Callable<Integer> {
    * memory grows with depth and breadth, never by recursion); a directory met again below itself
    * (a corrupted image) gets one line on stderr and is not entered. Returns false after such a loop.
    */
-  private boolean listTree(Ext4FileSystem fs, PrintWriter out, String top, long ino) throws IOException {
+  private boolean listTree(Vfs vfs, PrintWriter out, String top, FileHandle dir) throws IOException {
     PrintWriter err = spec.commandLine().getErr();
     boolean clean = true;
     java.util.ArrayDeque<Visit> pending = new java.util.ArrayDeque<>();
-    pending.push(new Visit(top, ino, null));
+    pending.push(new Visit(top, dir, null));
     boolean first = true;
     while (!pending.isEmpty()) {
       Visit v = pending.pop();
@@ -100,14 +108,14 @@ public final class LsCommand implements Callable<Integer> {
       }
       first = false;
       List<Row> subdirs = new ArrayList<>();
-      try {
-        list(fs, out, v.path(), v.ino(), true, subdirs);
+      try (OpenFile d = vfs.openByHandle(v.dir(), EnumSet.of(OpenFlag.READ, OpenFlag.DIRECTORY), ImageTarget.credentials())) {
+        list(vfs, out, v.path(), d, true, subdirs);
       } catch (IOException e) {
         throw target.failure(v.path(), e);
       }
       for (int k = subdirs.size() - 1; k >= 0; k--) {
         Row sub = subdirs.get(k);
-        String seen = v.ancestor(sub.ino());
+        String seen = v.ancestor(sub.attrs().ino());
         if (seen != null) {
           out.flush();
           err.println("ext4j: ls: " + sub.name() + ": filesystem loop detected (it is " + seen + " again); not listed ("
@@ -116,40 +124,41 @@ public final class LsCommand implements Callable<Integer> {
           clean = false;
           continue;
         }
-        pending.push(new Visit(sub.name(), sub.ino(), v));
+        pending.push(new Visit(sub.name(), new FileHandle(sub.attrs().ino(), sub.attrs().generation()), v));
       }
     }
     return clean;
   }
 
-  /** One entry to print: its name, its attributes (null when not needed), its inode. */
-  private record Row(String name, Attributes attrs, DirEntry entry) {
+  /** One entry to print: its name, its attributes (null when not needed), its entry, a symbolic link's target (long listings). */
+  private record Row(String name, Attributes attrs, DirEntry entry, byte[] link) {
     long ino() {
       return attrs != null ? attrs.ino() : entry.ino();
     }
   }
 
-  /** Prints directory {@code dir}'s entries (under a header line with {@code header}); adds its subdirectories to {@code subdirs} when given. */
-  private void list(Ext4FileSystem fs, PrintWriter out, String dirPath, long dir, boolean header, List<Row> subdirs)
+  /** Prints the open directory {@code dir}'s entries (under a header line with {@code header}); adds its subdirectories to {@code subdirs} when given. */
+  private void list(Vfs vfs, PrintWriter out, String dirPath, OpenFile dir, boolean header, List<Row> subdirs)
       throws IOException {
     if (header) {
       out.println(dirPath + ":");
     }
     List<Row> rows = new ArrayList<>();
-    for (DirEntry e : DirListing.sorted(fs, dir, all)) {
+    for (DirEntry e : DirListing.sorted(vfs, dir, all)) {
       if (!all && e.name().length > 0 && e.name()[0] == '.') {
         continue;
       }
-      Attributes a = longFormat || subdirs != null ? fs.getattr(e.ino()) : null;
-      rows.add(new Row(e.nameString(), a, e));
+      Attributes a = longFormat || subdirs != null ? vfs.statat(dir, e.name(), false, ImageTarget.credentials()) : null;
+      byte[] link = longFormat && a.isSymlink() ? vfs.readlinkat(dir, e.name(), ImageTarget.credentials()) : null;
+      rows.add(new Row(e.nameString(), a, e, link));
       if (subdirs != null && !e.isDot() && a.isDirectory()) {
-        subdirs.add(new Row(DirListing.join(dirPath, e.nameString()), a, e));
+        subdirs.add(new Row(DirListing.join(dirPath, e.nameString()), a, e, null));
       }
     }
-    print(fs, out, rows, true);
+    print(out, rows, true);
   }
 
-  private void print(Ext4FileSystem fs, PrintWriter out, List<Row> rows, boolean total) throws IOException {
+  private void print(PrintWriter out, List<Row> rows, boolean total) {
     if (!longFormat) {
       for (Row r : rows) {
         out.println((inodes ? r.ino() + " " : "") + r.name());
@@ -196,7 +205,7 @@ public final class LsCommand implements Callable<Integer> {
       s.append(Formats.lsTime(a.mtime())).append(' ');
       s.append(r.name());
       if (a.isSymlink()) {
-        s.append(" -> ").append(new String(fs.readlink(a.ino()), StandardCharsets.UTF_8));
+        s.append(" -> ").append(new String(r.link(), StandardCharsets.UTF_8));
       }
       out.println(s);
     }

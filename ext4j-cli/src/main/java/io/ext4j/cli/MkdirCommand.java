@@ -1,13 +1,14 @@
 package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
-import io.ext4j.fs.Caller;
 import io.ext4j.fs.Errno;
+import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.vfs.AttrChange;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -40,10 +41,9 @@ public final class MkdirCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    int umask = ImageTarget.umask();
     int perms;
     try {
-      perms = mode == null ? 0777 & ~umask : Integer.parseInt(mode, 8);
+      perms = mode == null ? 0777 : Integer.parseInt(mode, 8);
     } catch (NumberFormatException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), "invalid mode '" + mode + "' (octal, e.g. 0755)");
     }
@@ -51,16 +51,16 @@ public final class MkdirCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "invalid mode '" + mode + "' (at most 07777)");
     }
     PrintWriter err = spec.commandLine().getErr();
-    Caller who = ImageTarget.caller();
+    Credentials who = ImageTarget.credentials();
     int failed = 0;
     try (Ext4FileSystem fs = target.open(true)) {
-      PathWalker w = new PathWalker(fs);
+      Vfs vfs = fs.vfs();
       for (String p : paths) {
         try {
           if (parents) {
-            makeParents(fs, w, p, perms, (0777 & ~umask) | 0300, who);
+            makeParents(vfs, p, perms, who);
           } else {
-            make(fs, w, p, perms, who);
+            make(vfs, p, perms, who);
           }
         } catch (IOException e) {
           target.report(err, p, e);
@@ -71,30 +71,40 @@ public final class MkdirCommand implements Callable<Integer> {
     return failed == 0 ? 0 : Main.EXIT_FAILURE;
   }
 
-  private void make(Ext4FileSystem fs, PathWalker w, String p, int perms, Caller who) throws IOException {
-    if (PathWalker.components(p.getBytes(StandardCharsets.UTF_8), p).isEmpty()) {
-      throw target.failure(p, Errno.EEXIST, null); // "/" exists
+  /**
+   * mkdir(2) of {@code p}: with {@code -m} the mode is exactly MODE (a chmod follows when the umask
+   * or a default ACL took bits away, as mkdir -m does); without it 0777 less the umask, or what the
+   * directory's default ACL gives.
+   */
+  private void make(Vfs vfs, String p, int perms, Credentials who) throws IOException {
+    byte[] path = ImageTarget.bytes(p);
+    Attributes a = vfs.mkdirat(null, path, mode == null ? 0777 : perms, who);
+    if (mode != null && a.permissions() != perms) {
+      vfs.setattrat(null, path, false, AttrChange.chmod(perms), who);
     }
-    PathWalker.Parent at = w.parent(p);
-    fs.mkdir(at.dir(), at.name(), perms, who);
   }
 
-  /** mkdir -p: each missing component made with {@code between}, the last with {@code perms}. */
-  private void makeParents(Ext4FileSystem fs, PathWalker w, String p, int perms, int between, Caller who) throws IOException {
-    List<byte[]> parts = PathWalker.components(p.getBytes(StandardCharsets.UTF_8), p);
+  /** mkdir -p: each missing component made with 0777 less the umask (and u+wx), the last as {@link #make}. */
+  private void makeParents(Vfs vfs, String p, int perms, Credentials who) throws IOException {
+    List<String> parts = ImageTarget.components(p);
     StringBuilder prefix = new StringBuilder();
     for (int i = 0; i < parts.size(); i++) {
-      prefix.append('/').append(new String(parts.get(i), StandardCharsets.UTF_8));
+      prefix.append('/').append(parts.get(i));
       String sofar = prefix.toString();
-      Attributes a = w.resolveIfExists(sofar, PathWalker.Follow.FOLLOW);
-      if (a != null) {
-        if (!a.isDirectory()) {
+      try {
+        if (i == parts.size() - 1) {
+          make(vfs, sofar, perms, who);
+        } else {
+          vfs.mkdirat(null, ImageTarget.bytes(sofar), 0777 & ~who.umask() | 0300, who.withUmask(0));
+        }
+      } catch (Ext4Exception e) {
+        if (e.errno() != Errno.EEXIST) {
+          throw e;
+        }
+        if (!vfs.statat(null, ImageTarget.bytes(sofar), true, who).isDirectory()) {
           throw target.failure(sofar, Errno.ENOTDIR, null);
         }
-        continue;
       }
-      PathWalker.Parent at = w.parent(sofar);
-      fs.mkdir(at.dir(), at.name(), i == parts.size() - 1 ? perms : between, who);
     }
   }
 }

@@ -2,9 +2,11 @@ package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
 import io.ext4j.fs.RenameMode;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -29,25 +31,22 @@ public final class MvCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Credentials who = ImageTarget.credentials();
     try (Ext4FileSystem fs = target.open(true)) {
-      PathWalker w = new PathWalker(fs);
-      PathWalker.Parent from;
+      Vfs vfs = fs.vfs();
+      target.stat(vfs, src, false); // a missing SRC is SRC's failure, not DST's
+      String to = dst;
       try {
-        from = w.parent(src);
-        fs.lookup(from.dir(), from.name());
-      } catch (IOException e) {
-        throw target.failure(src, e);
-      }
-      try {
-        Attributes there = w.resolveIfExists(dst, PathWalker.Follow.FOLLOW);
+        Attributes there = LnCommand.statIfExists(vfs, dst, who);
         if (there != null && there.isDirectory()) {
-          fs.rename(from.dir(), from.name(), there.ino(), from.name(), RenameMode.REPLACE);
-        } else {
-          PathWalker.Parent to = w.parent(dst);
-          fs.rename(from.dir(), from.name(), to.dir(), to.name(), RenameMode.REPLACE);
+          List<String> parts = ImageTarget.components(src);
+          if (!parts.isEmpty()) {
+            to = DirListing.join(dst, parts.getLast());
+          }
         }
+        vfs.renameat(null, ImageTarget.bytes(src), null, ImageTarget.bytes(to), RenameMode.REPLACE, who);
       } catch (IOException e) {
-        throw target.failure(dst, e);
+        throw target.failure(to, e);
       }
     }
     return 0;

@@ -5,10 +5,11 @@ import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.OpenFile;
+import io.ext4j.fs.vfs.Credentials;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -46,10 +47,10 @@ public final class RmCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     int failed = 0;
     try (Ext4FileSystem fs = target.open(true)) {
-      PathWalker w = new PathWalker(fs);
+      Vfs vfs = fs.vfs();
       for (String p : paths) {
         try {
-          remove(fs, w, p);
+          remove(vfs, p);
         } catch (Ext4Exception e) {
           if (!(force && e.errno() == Errno.ENOENT)) {
             target.report(err, p, e);
@@ -64,39 +65,37 @@ public final class RmCommand implements Callable<Integer> {
     return failed == 0 ? 0 : Main.EXIT_FAILURE;
   }
 
-  private void remove(Ext4FileSystem fs, PathWalker w, String p) throws IOException {
-    List<byte[]> parts = PathWalker.components(p.getBytes(StandardCharsets.UTF_8), p);
+  private void remove(Vfs vfs, String p) throws IOException {
+    List<String> parts = ImageTarget.components(p);
     if (parts.isEmpty()) {
       throw new CliException(p + ": refusing to remove the root directory (" + target.name() + ")");
     }
-    String last = new String(parts.getLast(), StandardCharsets.UTF_8);
+    String last = parts.getLast();
     if (last.equals(".") || last.equals("..")) {
       throw new CliException(p + ": refusing to remove '.' or '..' (" + target.name() + ")");
     }
-    PathWalker.Parent at = w.parent(p);
-    Attributes a = fs.lookup(at.dir(), at.name());
+    Credentials who = ImageTarget.credentials();
+    byte[] path = ImageTarget.bytes(p);
+    Attributes a = vfs.statat(null, path, false, who);
     if (a.ino() == Ext4FileSystem.ROOT) {
       throw new CliException(p + ": refusing to remove the root directory (" + target.name() + ")");
     }
     if (!a.isDirectory()) {
-      if (at.trailingSlash()) {
-        throw target.failure(p, Errno.ENOTDIR, null);
-      }
-      fs.unlink(at.dir(), at.name());
+      vfs.unlinkat(null, path, false, who);
       return;
     }
     if (!recursive) {
       throw target.failure(p, Errno.EISDIR, "use -r");
     }
-    removeTree(fs, a.ino(), p);
-    fs.rmdir(at.dir(), at.name());
+    removeTree(vfs, path, p);
+    vfs.unlinkat(null, path, true, who);
   }
 
-  /** A directory being emptied: its entries still to remove, and the directory it is in (for loops). */
-  private record Frame(long dir, byte[] name, String shown, java.util.Iterator<DirEntry> entries, Frame up) {
+  /** A directory being emptied, held open: its entries still to remove, its name in the directory above, which is {@code up}. */
+  private record Frame(OpenFile dir, byte[] name, String shown, java.util.Iterator<DirEntry> entries, Frame up) {
     String ancestor(long ino) {
       for (Frame f = this; f != null; f = f.up) {
-        if (f.dir == ino) {
+        if (f.dir.ino() == ino) {
           return f.shown;
         }
       }
@@ -105,45 +104,54 @@ public final class RmCommand implements Callable<Integer> {
   }
 
   /**
-   * Empties directory {@code dir}, depth-first and iteratively (one frame per level: memory grows
-   * with the tree's depth, not its size). A directory met again below itself (a corrupted image) is
-   * reported as a filesystem loop and left, so the directories above it stay too.
+   * Empties the directory at {@code path}, depth-first and iteratively (one open directory per level:
+   * memory grows with the tree's depth, not its size). A directory met again below itself (a
+   * corrupted image) is reported as a filesystem loop and left, so the directories above it stay too.
    */
-  private void removeTree(Ext4FileSystem fs, long dir, String shown) throws IOException {
+  private void removeTree(Vfs vfs, byte[] path, String shown) throws IOException {
+    Credentials who = ImageTarget.credentials();
     java.util.ArrayDeque<Frame> stack = new java.util.ArrayDeque<>();
-    stack.push(new Frame(dir, null, shown, DirListing.sorted(fs, dir, false).iterator(), null));
+    OpenFile top = DirListing.open(vfs, null, path);
+    stack.push(new Frame(top, null, shown, DirListing.sorted(vfs, top, false).iterator(), null));
     String loop = null;
-    while (!stack.isEmpty()) {
-      Frame f = stack.peek();
-      if (!f.entries().hasNext()) {
-        stack.pop();
-        if (f.up() != null) {
-          try {
-            fs.rmdir(f.up().dir(), f.name());
-          } catch (Ext4Exception x) {
-            if (loop == null) {
-              throw new CliException(Main.message(target.failure(f.shown(), x)), x);
+    try {
+      while (!stack.isEmpty()) {
+        Frame f = stack.peek();
+        if (!f.entries().hasNext()) {
+          stack.pop().dir().close();
+          if (f.up() != null) {
+            try {
+              vfs.unlinkat(f.up().dir(), f.name(), true, who);
+            } catch (Ext4Exception x) {
+              if (loop == null) {
+                throw new CliException(Main.message(target.failure(f.shown(), x)), x);
+              }
             }
           }
+          continue;
         }
-        continue;
-      }
-      DirEntry e = f.entries().next();
-      String child = DirListing.join(f.shown(), e.nameString());
-      try {
-        Attributes a = fs.getattr(e.ino());
-        if (a.isDirectory()) {
-          String seen = f.ancestor(a.ino());
-          if (seen != null) {
-            loop = child + ": filesystem loop detected (it is " + seen + " again); not entered (" + target.name() + ")";
-            continue;
+        DirEntry e = f.entries().next();
+        String child = DirListing.join(f.shown(), e.nameString());
+        try {
+          Attributes a = vfs.statat(f.dir(), e.name(), false, who);
+          if (a.isDirectory()) {
+            String seen = f.ancestor(a.ino());
+            if (seen != null) {
+              loop = child + ": filesystem loop detected (it is " + seen + " again); not entered (" + target.name() + ")";
+              continue;
+            }
+            OpenFile sub = DirListing.open(vfs, f.dir(), e.name());
+            stack.push(new Frame(sub, e.name(), child, DirListing.sorted(vfs, sub, false).iterator(), f));
+          } else {
+            vfs.unlinkat(f.dir(), e.name(), false, who);
           }
-          stack.push(new Frame(a.ino(), e.name(), child, DirListing.sorted(fs, a.ino(), false).iterator(), f));
-        } else {
-          fs.unlink(f.dir(), e.name());
+        } catch (Ext4Exception x) {
+          throw new CliException(Main.message(target.failure(child, x)), x);
         }
-      } catch (Ext4Exception x) {
-        throw new CliException(Main.message(target.failure(child, x)), x);
+      }
+    } finally {
+      for (Frame f : stack) {
+        f.dir().close();
       }
     }
     if (loop != null) {

@@ -2,7 +2,7 @@ package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.PathWalker;
+import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -44,11 +44,11 @@ public final class StatCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     try (Ext4FileSystem fs = target.open(false)) {
-      Attributes a = ImageTarget.resolve(target, new PathWalker(fs), path,
-          follow ? PathWalker.Follow.FOLLOW : PathWalker.Follow.NO_FOLLOW);
+      Vfs vfs = fs.vfs();
+      Attributes a = target.stat(vfs, path, follow);
       String name = path;
       if (a.isSymlink()) {
-        name += " -> " + new String(fs.readlink(a.ino()), StandardCharsets.UTF_8);
+        name += " -> " + new String(vfs.readlinkat(null, ImageTarget.bytes(path), ImageTarget.credentials()), StandardCharsets.UTF_8);
       }
       out.println("  File: " + name);
       out.printf("  Size: %-15d Blocks: %-10d IO Block: %-6d %s%n", a.size(), a.blocks(), a.blockSize(), Formats.typeName(a));
@@ -66,7 +66,7 @@ public final class StatCommand implements Callable<Integer> {
       out.printf(" Flags: 0x%08x (%s)%n", a.flags(), flagNames(a.flags()));
       out.println("Generation: " + Integer.toUnsignedString(a.generation()));
       if ((a.flags() & 0x80000) != 0) {
-        List<long[]> ext = fs.extents(a.ino());
+        List<long[]> ext = fs.extents(a.ino()); // ext4's own view; the image is open read-only and locked, so the number stays this inode's
         long mapped = 0;
         long unwritten = 0;
         for (long[] e : ext) {

@@ -119,6 +119,31 @@ class FileCommandsTest {
   }
 
   @Test
+  void putR_again_mergesIntoTheCopy_replacingFiles_andReportsATypeClashAlone() throws Exception {
+    Path src = Files.createDirectories(tmp.resolve("m/sub"));
+    Files.writeString(src.resolve("kept.txt"), "first\n");
+    Files.writeString(src.resolve("changed.txt"), "old\n");
+    Files.createDirectories(tmp.resolve("m/clash"));
+    ok("put", "-r", s(img), s(tmp.resolve("m")), "/");
+    ok("put", s(img), s(src.resolve("kept.txt")), "/m/extra-in-image.txt");
+    Files.writeString(src.resolve("changed.txt"), "new, and longer\n");
+    Files.writeString(src.resolve("added.txt"), "added\n");
+    Files.delete(tmp.resolve("m/clash"));
+    Files.writeString(tmp.resolve("m/clash"), "now a file\n"); // the image has a directory there
+    Files.setLastModifiedTime(src.resolve("changed.txt"), java.nio.file.attribute.FileTime.fromMillis(1_000_000_000_000L));
+    Cli again = Cli.run("put", "-r", s(img), s(tmp.resolve("m")), "/");
+    assertThat(again.exitCode()).as(again.err()).isEqualTo(1);
+    assertThat(again.err().lines()).as(again.err()).hasSize(1)
+        .allSatisfy(l -> assertThat(l).isEqualTo("ext4j: /m/clash: is a directory (" + img + ")"));
+    assertThat(ok("cat", s(img), "/m/sub/changed.txt").out()).isEqualTo("new, and longer\n");
+    assertThat(ok("cat", s(img), "/m/sub/added.txt").out()).isEqualTo("added\n");
+    assertThat(ok("cat", s(img), "/m/sub/kept.txt").out()).isEqualTo("first\n");
+    assertThat(ok("ls", s(img), "/m").out()).as("what only the image had stays").isEqualTo("clash\nextra-in-image.txt\nsub\n");
+    assertThat(ok("ls", "-l", s(img), "/m/sub/changed.txt").out()).contains("2001-09-09");
+    Tools.assertE2fsckClean(img);
+  }
+
+  @Test
   void getR_skipsAnEntryTheHostRefuses_copiesTheRest_andExits1() throws Exception {
     ok("mkdir", "-p", s(img), "/g/a-dir");
     Path f = Files.writeString(tmp.resolve("f.txt"), "file\n");
@@ -296,7 +321,7 @@ class FileCommandsTest {
     assertOneLine(Cli.run("mv", s(img), "/dir", "/dir/g/x"), 1, "/dir/g/x: not a directory", "(" + img + ")");
     ok("mkdir", s(img), "/dir/sub");
     Cli into = Cli.run("mv", s(img), "/dir", "/dir/sub");
-    assertOneLine(into, 1, "ext4j: /dir/sub: invalid argument: ", "cannot move a directory into itself", "(" + img + ")");
+    assertOneLine(into, 1, "ext4j: /dir/sub/dir: invalid argument: ", "cannot move a directory into itself", "(" + img + ")");
     assertThat(into.err()).doesNotContain("EINVAL (");
     Tools.assertE2fsckClean(img);
   }

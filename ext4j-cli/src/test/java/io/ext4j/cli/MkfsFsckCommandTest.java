@@ -63,15 +63,15 @@ class MkfsFsckCommandTest {
     Cli r = Cli.run("mkfs", "-d", tmp.resolve("acltree").toString(), img.toString(), "32M");
     assertThat(r.exitCode()).as("mkfs -d: %s%s", r.out(), r.err()).isZero();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build())) {
-      io.ext4j.fs.PathWalker w = new io.ext4j.fs.PathWalker(fs);
-      var p = w.resolve("/d/plain", io.ext4j.fs.PathWalker.Follow.NO_FOLLOW);
+      var root = io.ext4j.fs.vfs.Credentials.root();
+      var p = fs.vfs().statat(null, "/d/plain".getBytes(StandardCharsets.UTF_8), false, root);
       assertThat(p.permissions()).isEqualTo(0640);
       assertThat(fs.listxattr(p.ino())).doesNotContain("system.posix_acl_access");
-      var i = w.resolve("/d/inherits", io.ext4j.fs.PathWalker.Follow.NO_FOLLOW);
+      var i = fs.vfs().statat(null, "/d/inherits".getBytes(StandardCharsets.UTF_8), false, root);
       assertThat(fs.getxattr(i.ino(), "system.posix_acl_access")).isEqualTo(hostAcl);
       assertThat(i.permissions()).isEqualTo(Files.readAttributes(inherits, java.nio.file.attribute.PosixFileAttributes.class)
           .permissions().stream().mapToInt(x -> 1 << (8 - x.ordinal())).sum());
-      assertThat(fs.getxattr(w.resolve("/d", io.ext4j.fs.PathWalker.Follow.FOLLOW).ino(), "system.posix_acl_default")).isEqualTo(dflt);
+      assertThat(fs.getxattr(fs.vfs().statat(null, "/d".getBytes(StandardCharsets.UTF_8), true, root).ino(), "system.posix_acl_default")).isEqualTo(dflt);
     }
     Tools.assertE2fsckClean(img);
   }

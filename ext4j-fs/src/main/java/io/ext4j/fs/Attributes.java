@@ -46,4 +46,19 @@ public record Attributes(long ino, int mode, int nlink, long uid, long gid, long
   public int permissions() {
     return mode & 07777;
   }
+
+  /** A device number from its major and minor, in Linux's 32-bit encoding (new_encode_dev), as {@link #rdev()} holds it. */
+  public static long rdev(int major, int minor) {
+    return Integer.toUnsignedLong((minor & 0xFF) | (major << 8) | ((minor & ~0xFF) << 12));
+  }
+
+  /** The major number of a device number {@link #rdev(int, int)} made. */
+  public static int major(long rdev) {
+    return (int) ((rdev & 0xFFF00) >> 8);
+  }
+
+  /** The minor number of a device number {@link #rdev(int, int)} made. */
+  public static int minor(long rdev) {
+    return (int) ((rdev & 0xFF) | ((rdev >> 12) & 0xFFF00));
+  }
 }

@@ -201,17 +201,17 @@ public final class InodeLife {
     return Integer.toUnsignedLong(r.iBlockWord(1));
   }
 
-  /** Linux's new_encode_dev: minor's low byte, major, then minor's high bits. */
+  /** Linux's new_encode_dev: minor's low byte, major, then minor's high bits ({@link Attributes#rdev(int, int)}). */
   public static long encodeRdev(int major, int minor) {
-    return Integer.toUnsignedLong((minor & 0xFF) | (major << 8) | ((minor & ~0xFF) << 12));
+    return Attributes.rdev(major, minor);
   }
 
   public static int major(long rdev) {
-    return (int) ((rdev & 0xFFF00) >> 8);
+    return Attributes.major(rdev);
   }
 
   public static int minor(long rdev) {
-    return (int) ((rdev & 0xFF) | ((rdev >> 12) & 0xFFF00));
+    return Attributes.minor(rdev);
   }
 
   /** Stores a device number as the kernel does: the old 16-bit form when major and minor fit a byte, else the new one. */

@@ -78,7 +78,7 @@ public final class MakeImage {
         Instant clamp = populate.clamp();
         eo.clock(clamp != null ? FsClock.fixed(clamp) : FsClock.system());
         try (Ext4FileSystem fs = Ext4FileSystem.open(dev, eo.build(), false)) {
-          summary = Populator.copy(fs, tree, Ext4FileSystem.ROOT, populate);
+          summary = Populator.copy(fs, tree, "/", populate);
           if (journaled) {
             fs.syncfs();
             stats = fs.journalStats();

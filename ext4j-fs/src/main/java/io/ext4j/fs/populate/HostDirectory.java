@@ -24,15 +24,33 @@ import java.util.Map;
  * order (so the image does not depend on the order the host lists them in), symlinks not followed.
  * Owners, permissions, times with nanoseconds, device numbers and hard links come from the host's
  * {@code unix:*} attributes (one stat per entry); extended attributes as {@link HostFs#copiedXattr}
- * keeps them, read without opening the file.
+ * keeps them, read without opening the file; a regular file's data ranges by SEEK_DATA and
+ * SEEK_HOLE, so its holes are never read. A directory that cannot be listed or an entry that cannot
+ * be stat'ed goes to {@link Sink#failed} and the walk goes on with the rest.
  */
 public final class HostDirectory implements TreeSource {
   private static final boolean ROOT = HostFs.effectiveUid() == 0; // root reads trusted.* and security.* too
 
   private final Path root;
+  private final byte[] rootName; // null: the root is the tree's root (its entries go into the target)
 
+  /** The directory {@code root}'s contents, and its own attributes as the tree's root (mkfs -d). */
   public HostDirectory(Path root) {
     this.root = root;
+    this.rootName = null;
+  }
+
+  private HostDirectory(Path root, byte[] name) {
+    this.root = root;
+    this.rootName = name.clone();
+  }
+
+  /**
+   * {@code host} — a file of any type, a directory with what is below it — as the entry {@code name}
+   * of the target (put: the copy of a directory or file under a name).
+   */
+  public static HostDirectory named(Path host, byte[] name) {
+    return new HostDirectory(host, name);
   }
 
   @Override
@@ -43,24 +61,31 @@ public final class HostDirectory implements TreeSource {
   @Override
   public void entries(Sink sink) throws IOException {
     if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      throw new NoSuchFileException(root.toString(), null, "no such directory to copy into the image");
-    }
-    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      throw new NotDirectoryException(root.toString());
+      throw new NoSuchFileException(root.toString(), null, rootName == null ? "no such directory to copy into the image" : null);
     }
     Map<List<Long>, List<byte[]>> seen = new HashMap<>(); // (dev, ino) of multiply-linked files -> first path
-    walk(root, new ArrayList<>(), sink, seen);
+    List<byte[]> path = rootName == null ? List.of() : List.of(rootName);
+    if (rootName == null && !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      throw new NotDirectoryException(root.toString());
+    }
+    TreeEntry top = entry(root, path, seen);
+    sink.accept(top);
+    if (top.kind() == TreeEntry.Kind.DIR) {
+      children(root, path, sink, seen);
+    }
   }
 
-  private void walk(Path dir, List<byte[]> path, Sink sink, Map<List<Long>, List<byte[]>> seen) throws IOException {
-    sink.accept(entry(dir, path, seen));
-    children(dir, path, sink, seen);
-  }
-
+  /**
+   * The entries below directory {@code dir}, depth first; one that cannot be read (listed, or
+   * stat'ed) goes to {@link Sink#failed} and the walk goes on.
+   */
   private void children(Path dir, List<byte[]> path, Sink sink, Map<List<Long>, List<byte[]>> seen) throws IOException {
     List<Path> children = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
       ds.forEach(children::add);
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      sink.failed(path, e instanceof java.nio.file.DirectoryIteratorException d ? d.getCause() : (IOException) e);
+      return;
     }
     List<byte[]> names = new ArrayList<>(children.size());
     Integer[] order = new Integer[children.size()];
@@ -73,7 +98,13 @@ public final class HostDirectory implements TreeSource {
       Path c = children.get(i);
       List<byte[]> p = new ArrayList<>(path);
       p.add(names.get(i));
-      TreeEntry e = entry(c, p, seen); // one stat tells a directory from the rest
+      TreeEntry e;
+      try {
+        e = entry(c, p, seen); // one stat tells a directory from the rest
+      } catch (IOException x) {
+        sink.failed(p, x);
+        continue;
+      }
       sink.accept(e);
       if (e.kind() == TreeEntry.Kind.DIR) {
         children(c, p, sink, seen);
@@ -120,9 +151,31 @@ public final class HostDirectory implements TreeSource {
     long rdev = ((Number) a.get("rdev")).longValue();
     int major = (int) (((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL));
     int minor = (int) ((rdev & 0xff) | ((rdev >>> 12) & ~0xffL));
-    TreeEntry.Contents contents = kind == TreeEntry.Kind.FILE ? () -> Files.newInputStream(p) : null;
+    TreeEntry.Contents contents = kind == TreeEntry.Kind.FILE ? contents(p, size) : null;
     return new TreeEntry(path, kind, mode & 07777, uid, gid, atime, mtime, ctime, kind == TreeEntry.Kind.FILE ? size : 0,
         major, minor, link, xattrs(p, kind), contents);
+  }
+
+  /** A host file's bytes, and where it has data when the native calls can ask (SEEK_DATA). */
+  private static TreeEntry.Contents contents(Path p, long size) {
+    return new TreeEntry.Contents() {
+      @Override
+      public java.io.InputStream open() throws IOException {
+        return Files.newInputStream(p);
+      }
+
+      @Override
+      public List<TreeEntry.DataRange> dataRanges() throws IOException {
+        if (!HostFs.available() || size == 0) {
+          return null;
+        }
+        List<TreeEntry.DataRange> out = new ArrayList<>();
+        for (long[] r : HostFs.dataRegions(p, size)) {
+          out.add(new TreeEntry.DataRange(r[0], r[1]));
+        }
+        return out;
+      }
+    };
   }
 
   /** The path's components joined with '/' (hard-link targets are given that way). */

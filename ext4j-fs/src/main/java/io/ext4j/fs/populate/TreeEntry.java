@@ -33,7 +33,25 @@ public record TreeEntry(List<byte[]> path, Kind kind, int perms, long uid, long 
   /** A regular file's bytes. */
   @FunctionalInterface
   public interface Contents {
+    /** The bytes from the start; {@code skip} on the stream is a seek (a file's stream is). */
     InputStream open() throws IOException;
+
+    /**
+     * Where the file has data (SEEK_DATA / SEEK_HOLE), in order; what lies between is a hole and is
+     * not read. Null when the source cannot tell (all of it is read).
+     */
+    default List<DataRange> dataRanges() throws IOException {
+      return null;
+    }
+  }
+
+  /** Bytes [offset, end) of a file that hold data. */
+  public record DataRange(long offset, long end) {
+    public DataRange {
+      if (offset < 0 || end < offset) {
+        throw new IllegalArgumentException("a data range is [offset, end) with 0 <= offset <= end, not [" + offset + ", " + end + ")");
+      }
+    }
   }
 
   /** The path as a readable string ("/a/b"). */

@@ -15,6 +15,14 @@ public interface TreeSource {
   @FunctionalInterface
   interface Sink {
     void accept(TreeEntry e) throws IOException;
+
+    /**
+     * The entry at {@code path} could not be read from the source (what is below it is not
+     * delivered); returns to go on with the others, throws to end. By default it ends.
+     */
+    default void failed(java.util.List<byte[]> path, IOException e) throws IOException {
+      throw e;
+    }
   }
 
   /** A name for messages (the directory or archive path). */

@@ -8,7 +8,6 @@ import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
-import io.ext4j.fs.PathWalker;
 import io.ext4j.fs.SetAttributes;
 import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.PosixAcl.Entry;
@@ -110,9 +109,9 @@ class KernelAclParityTest {
   static String describe(Path img) throws Exception {
     StringBuilder out = new StringBuilder();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build())) {
-      PathWalker w = new PathWalker(fs);
       for (String p : PATHS) {
-        Attributes a = w.resolve(p, PathWalker.Follow.NO_FOLLOW);
+        Attributes a = fs.vfs().statat(null, p.getBytes(java.nio.charset.StandardCharsets.UTF_8), false,
+            io.ext4j.fs.vfs.Credentials.root());
         out.append(p).append(" mode ").append(Integer.toOctalString(a.mode()));
         for (String acl : ACLS) {
           try {
