@@ -326,8 +326,8 @@ public final class Namespace {
         }
         Inode found = fs.inodes.get(d.ino());
         try {
-          if (found.generation() != d.generation() || !fs.inodes.pin(found)) {
-            throw new IllegalStateException(show(name) + " in " + dir + " names " + found + ", which is gone, under the directory lock");
+          if (found.generation() != d.generation() || !fs.inodes.pin(found)) { // the lock keeps names and inodes in step: damage
+            throw new Ext4Exception(Errno.EFSCORRUPTED, dir.ino, show(name), "names inode " + found.ino + ", which is not in use");
           }
         } catch (RuntimeException e) {
           fs.inodes.put(found);
@@ -866,8 +866,11 @@ public final class Namespace {
         dirs.add(tx, newDir, newName, s.ino, type);
       }
       Directory.Found old = dirs.lookup(oldDir, oldName); // the add may have moved entries (a leaf split)
-      if (old == null || old.inode() != s.ino) {
-        throw new IllegalStateException("rename source " + show(oldName) + " vanished under the directory lock");
+      if (old == null || old.inode() != s.ino) { // found before the add, not after it: the directory's blocks are damaged
+        Ext4Exception e = new Ext4Exception(Errno.EFSCORRUPTED, oldDir.ino, show(oldName),
+            "the rename's source entry is gone from the directory's blocks after adding " + show(newName));
+        fs.error(e); // aborts the journal before this half-done transaction can commit
+        throw e;
       }
       Inode whiteout = null;
       if (whiteoutOwner != null) {

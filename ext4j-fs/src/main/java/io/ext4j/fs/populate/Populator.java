@@ -144,6 +144,7 @@ public final class Populator {
   private final List<DirAttrs> dirAttrs = new ArrayList<>(); // applied last, deepest last-listed first
   private final Set<String> skipped = new HashSet<>(); // directories not copied: what is below them is skipped too
   private final Set<String> defaultAcls = new HashSet<>(); // directories whose new entries inherit an ACL
+  private final Set<String> made = new HashSet<>(); // directories this copy made: nothing in them can exist before it
   private long files;
   private long dirs;
   private long links;
@@ -254,7 +255,7 @@ public final class Populator {
     OpenFile parent = dirOf(e.path().subList(0, e.path().size() - 1));
     String parentKey = key(e.path().subList(0, e.path().size() - 1));
     byte[] name = e.path().getLast();
-    Attributes there = options.existing() == Existing.MERGE ? existing(parent, name) : null;
+    Attributes there = options.existing() == Existing.MERGE && !made.contains(parentKey) ? existing(parent, name) : null;
     if (there != null) {
       boolean dir = e.kind() == TreeEntry.Kind.DIR;
       if (dir && !there.isDirectory()) {
@@ -268,22 +269,31 @@ public final class Populator {
         there = null;
       }
     }
-    Attributes made;
+    Attributes created;
     switch (e.kind()) {
       case DIR -> {
-        made = there != null ? there : vfs.mkdirat(parent, name, e.perms() & 0777, who);
+        if (there == null) {
+          created = vfs.mkdirat(parent, name, e.perms() & 0777, who);
+          made.add(key(e.path()));
+        } else {
+          created = there;
+          if (vfs.listxattrat(parent, name, false, operator).contains(PosixAcl.DEFAULT_NAME)) {
+            defaultAcls.add(key(e.path())); // what the copy makes in it inherits the image's default ACL
+          }
+        }
         dirs++;
       }
       case FILE -> {
         try (OpenFile f = vfs.openat(parent, name, EnumSet.of(OpenFlag.WRITE, OpenFlag.CREATE, OpenFlag.EXCLUSIVE,
             OpenFlag.NOFOLLOW), e.perms() & 0777, who)) {
           bytes += writeContents(f, e);
-          made = f.attributes();
+          files++;
+          finish(parent, name, f.attributes(), e, uid, gid, parentKey, f);
         }
-        files++;
+        return;
       }
       case SYMLINK -> {
-        made = vfs.symlinkat(e.link(), parent, name, who);
+        created = vfs.symlinkat(e.link(), parent, name, who);
         links++;
       }
       case HARDLINK -> {
@@ -298,11 +308,20 @@ public final class Populator {
           case CHAR_DEVICE -> FILE_TYPE_CHR;
           default -> FILE_TYPE_BLK;
         };
-        made = vfs.mknodat(parent, name, type | (e.perms() & 0777), Attributes.rdev(e.major(), e.minor()), who);
+        created = vfs.mknodat(parent, name, type | (e.perms() & 0777), Attributes.rdev(e.major(), e.minor()), who);
         specials++;
       }
     }
-    chown(parent, name, made, uid, gid);
+    finish(parent, name, created, e, uid, gid, parentKey, null);
+  }
+
+  /**
+   * An entry made (attributes {@code a}; {@code open}, a regular file still open, else null): its
+   * owner, extended attributes, then — a directory's after its children — permission bits and times.
+   */
+  private void finish(OpenFile parent, byte[] name, Attributes a, TreeEntry e, long uid, long gid, String parentKey,
+      OpenFile open) throws IOException {
+    chown(parent, name, a, uid, gid);
     setXattrs(parent, name, e);
     if (e.kind() == TreeEntry.Kind.DIR) {
       if (e.xattrs().containsKey(PosixAcl.DEFAULT_NAME)) {
@@ -317,8 +336,13 @@ public final class Populator {
     if (defaultAcls.contains(parentKey) && e.kind() != TreeEntry.Kind.SYMLINK) {
       removeAclsNotIn(parent, name, e.xattrs().keySet());
     }
-    setAttrs(parent, name, made.ino(), e.kind() == TreeEntry.Kind.SYMLINK ? null : e.perms(), clamp(e.atime()),
-        clamp(e.mtime()), clamp(e.ctime()));
+    Integer perms = e.kind() == TreeEntry.Kind.SYMLINK ? null : e.perms();
+    if (open != null && !options.sourceCtime()) { // through the open file: no second walk
+      AttrChange c = AttrChange.times(TimeSpec.at(clamp(e.atime())), TimeSpec.at(clamp(e.mtime()))).withMode(perms);
+      vfs.setattr(open, c, operator);
+      return;
+    }
+    setAttrs(parent, name, a.ino(), perms, clamp(e.atime()), clamp(e.mtime()), clamp(e.ctime()));
   }
 
   /** What {@code name} in {@code dir} is now, or null. */

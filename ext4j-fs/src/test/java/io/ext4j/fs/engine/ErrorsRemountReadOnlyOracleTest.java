@@ -38,6 +38,26 @@ class ErrorsRemountReadOnlyOracleTest {
   private static final byte[] ODD = name("odd");
 
   @Test
+  void aNameOfAnInodeNotInUse_isEfscorrupted_forOpenWithCreate_andTurnsReadOnly() throws Exception {
+    Path dir = Files.createDirectories(Path.of("target", "test-images", "remount-ro"));
+    Path img = dir.resolve("ghost.img");
+    Oracle.mkfs(img, 16L << 20, 4096);
+    // a directory entry naming inode 40, which is free: debugfs's ln adds the name and nothing else
+    E2fsprogs.Result ln = E2fsprogs.run(E2fsprogs.TIMEOUT, "debugfs", "-w", "-R", "ln <40> /ghost", img.toString());
+    assertThat(ln.exitCode()).as(ln.output()).isZero();
+    try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
+      Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> fs.vfs().openat(null, name("/ghost"),
+          EnumSet.of(OpenFlag.WRITE, OpenFlag.CREATE), 0644, io.ext4j.fs.vfs.Credentials.root()).close());
+      assertThat(t).as("open(O_CREAT) of the name").isInstanceOf(Ext4Exception.class);
+      assertThat(((Ext4Exception) t).errno()).isEqualTo(Errno.EFSCORRUPTED);
+      assertThat(t.getMessage()).contains("ghost").contains("inode 40, which is not in use");
+      assertThat(fs.isReadOnly()).isTrue();
+    } catch (IOException closing) {
+      assertThat(closing.getMessage()).contains("aborted"); // the journal aborted with the error
+    }
+  }
+
+  @Test
   void aCorruptExtentHeader_failsItsRead_recordsTheError_andTurnsReadOnly_whileOtherReadsGoOn() throws Exception {
     Path dir = Files.createDirectories(Path.of("target", "test-images", "remount-ro"));
     Path img = dir.resolve("remount-ro.img");
