@@ -1,7 +1,14 @@
 package io.ext4j.cli;
 
+import static io.ext4j.fs.Attributes.S_IFBLK;
+import static io.ext4j.fs.Attributes.S_IFCHR;
+import static io.ext4j.fs.Attributes.S_IFDIR;
+import static io.ext4j.fs.Attributes.S_IFIFO;
+import static io.ext4j.fs.Attributes.S_IFLNK;
+import static io.ext4j.fs.Attributes.S_IFREG;
+import static io.ext4j.fs.Attributes.S_IFSOCK;
+
 import io.ext4j.fs.Attributes;
-import io.ext4j.fs.core.InodeLife;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
@@ -10,14 +17,6 @@ import java.util.Locale;
 
 /** How the file commands print what the engine returns: mode strings, type names, times, device numbers. */
 final class Formats {
-  static final int S_IFIFO = 0x1000;
-  static final int S_IFCHR = 0x2000;
-  static final int S_IFDIR = 0x4000;
-  static final int S_IFBLK = 0x6000;
-  static final int S_IFREG = 0x8000;
-  static final int S_IFLNK = 0xA000;
-  static final int S_IFSOCK = 0xC000;
-
   private static final DateTimeFormatter LS_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT);
   private static final DateTimeFormatter STAT_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.nnnnnnnnn xx", Locale.ROOT);
   private static final DateTimeFormatter CTIME = DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.ROOT);
@@ -62,19 +61,6 @@ final class Formats {
       case S_IFSOCK -> "socket";
       default -> "weird file";
     };
-  }
-
-  static boolean isDevice(Attributes a) {
-    return a.fileType() == S_IFCHR || a.fileType() == S_IFBLK;
-  }
-
-  /** The major number of a device number as {@link Attributes#rdev()} holds it (Linux's dev_t encoding). */
-  static int major(long rdev) {
-    return InodeLife.major(rdev);
-  }
-
-  static int minor(long rdev) {
-    return InodeLife.minor(rdev);
   }
 
   /** ls -l's time (as {@code --time-style=long-iso}), in the local time zone. */

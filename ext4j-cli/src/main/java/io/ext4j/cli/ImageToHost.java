@@ -156,22 +156,22 @@ final class ImageToHost {
     }
     int perms = a.permissions();
     switch (a.fileType()) {
-      case Formats.S_IFDIR -> {
+      case Attributes.S_IFDIR -> {
         Files.createDirectory(host);
         return frame(a, dir, name, imgPath, host, up);
       }
-      case Formats.S_IFREG -> writeContents(a, dir, name, imgPath, host);
-      case Formats.S_IFLNK -> {
+      case Attributes.S_IFREG -> writeContents(a, dir, name, imgPath, host);
+      case Attributes.S_IFLNK -> {
         String t = new String(engine(imgPath, () -> vfs.readlinkat(dir, name, who)), StandardCharsets.UTF_8);
         Files.createSymbolicLink(host, Path.of(t));
       }
-      case Formats.S_IFIFO, Formats.S_IFSOCK -> mknod(host, a.fileType() | perms, 0);
-      case Formats.S_IFCHR, Formats.S_IFBLK -> {
+      case Attributes.S_IFIFO, Attributes.S_IFSOCK -> mknod(host, a.fileType() | perms, 0);
+      case Attributes.S_IFCHR, Attributes.S_IFBLK -> {
         if (!root || !HostFs.available()) {
           skippedDevices.add(imgPath);
           return null;
         }
-        mknod(host, a.fileType() | perms, glibcDev(Formats.major(a.rdev()), Formats.minor(a.rdev())));
+        mknod(host, a.fileType() | perms, glibcDev(Attributes.major(a.rdev()), Attributes.minor(a.rdev())));
       }
       default -> throw new CliException(imgPath + ": unknown file type 0" + Integer.toOctalString(a.fileType()) + " ("
           + target.name() + ")");

@@ -174,14 +174,14 @@ public final class LsCommand implements Callable<Integer> {
       linkW = Math.max(linkW, Integer.toString(a.nlink()).length());
       uidW = Math.max(uidW, Long.toString(a.uid()).length());
       gidW = Math.max(gidW, Long.toString(a.gid()).length());
-      if (Formats.isDevice(a)) {
-        majW = Math.max(majW, Integer.toString(Formats.major(a.rdev())).length());
-        minW = Math.max(minW, Integer.toString(Formats.minor(a.rdev())).length());
+      if (a.isDevice()) {
+        majW = Math.max(majW, Integer.toString(Attributes.major(a.rdev())).length());
+        minW = Math.max(minW, Integer.toString(Attributes.minor(a.rdev())).length());
       } else {
         sizeW = Math.max(sizeW, Long.toString(a.size()).length());
       }
     }
-    boolean devices = rows.stream().anyMatch(r -> Formats.isDevice(r.attrs()));
+    boolean devices = rows.stream().anyMatch(r -> r.attrs().isDevice());
     if (devices) {
       sizeW = Math.max(sizeW, majW + 2 + minW);
     }
@@ -198,8 +198,8 @@ public final class LsCommand implements Callable<Integer> {
       s.append(pad(Integer.toString(a.nlink()), linkW)).append(' ');
       s.append(pad(Long.toString(a.uid()), uidW)).append(' ');
       s.append(pad(Long.toString(a.gid()), gidW)).append(' ');
-      String size = Formats.isDevice(a)
-          ? pad(Integer.toString(Formats.major(a.rdev())), majW) + ", " + pad(Integer.toString(Formats.minor(a.rdev())), minW)
+      String size = a.isDevice()
+          ? pad(Integer.toString(Attributes.major(a.rdev())), majW) + ", " + pad(Integer.toString(Attributes.minor(a.rdev())), minW)
           : Long.toString(a.size());
       s.append(pad(size, sizeW)).append(' ');
       s.append(Formats.lsTime(a.mtime())).append(' ');

@@ -53,8 +53,8 @@ public final class StatCommand implements Callable<Integer> {
       out.println("  File: " + name);
       out.printf("  Size: %-15d Blocks: %-10d IO Block: %-6d %s%n", a.size(), a.blocks(), a.blockSize(), Formats.typeName(a));
       out.printf("Device: %s\tInode: %-11d Links: %d", target.name(), a.ino(), a.nlink());
-      if (Formats.isDevice(a)) {
-        out.printf("     Device type: %d,%d", Formats.major(a.rdev()), Formats.minor(a.rdev()));
+      if (a.isDevice()) {
+        out.printf("     Device type: %d,%d", Attributes.major(a.rdev()), Attributes.minor(a.rdev()));
       }
       out.println();
       out.printf("Access: (%04o/%s)  Uid: (%5d/%8s)   Gid: (%5d/%8s)%n", a.permissions(), Formats.modeString(a.mode()),

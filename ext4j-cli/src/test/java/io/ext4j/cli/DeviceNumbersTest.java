@@ -1,5 +1,6 @@
 package io.ext4j.cli;
 
+import io.ext4j.fs.Attributes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Tag;
@@ -14,7 +15,7 @@ class DeviceNumbersTest {
     // major 0x103 in bits 8..19; minor 0x11170: 0x70 in bits 0..7, 0x111 in bits 20..31
     assertThat(glibc).isEqualTo(0x11110370L);
     assertThat(ImageToHost.glibcDev(1, 3)).isEqualTo(0x103L);
-    assertThat(Formats.major(glibc)).isEqualTo(259);
-    assertThat(Formats.minor(glibc)).isEqualTo(70000);
+    assertThat(Attributes.major(glibc)).isEqualTo(259);
+    assertThat(Attributes.minor(glibc)).isEqualTo(70000);
   }
 }

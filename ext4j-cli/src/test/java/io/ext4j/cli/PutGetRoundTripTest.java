@@ -1,5 +1,6 @@
 package io.ext4j.cli;
 
+import io.ext4j.fs.Attributes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.populate.HostFs;
@@ -87,7 +88,7 @@ class PutGetRoundTripTest {
       HostFs.setXattr(priv, "trusted.note", "root only".getBytes(StandardCharsets.UTF_8));
       Files.setAttribute(priv, "unix:uid", 1234);
       Files.setAttribute(priv, "unix:gid", 5678);
-      HostFs.mknod(src.resolve("null-dev"), Formats.S_IFCHR | 0640, ImageToHost.glibcDev(1, 3));
+      HostFs.mknod(src.resolve("null-dev"), Attributes.S_IFCHR | 0640, ImageToHost.glibcDev(1, 3));
     }
     List<Path> all;
     try (Stream<Path> s = Files.walk(src)) {
@@ -162,7 +163,7 @@ class PutGetRoundTripTest {
         Map<String, Object> h = Files.readAttributes(p, "unix:*", LinkOption.NOFOLLOW_LINKS);
         int mode = (Integer) h.get("mode");
         int type = mode & 0xF000;
-        String size = type == Formats.S_IFDIR ? null : h.get("size").toString(); // debugfs shows a device's i_size, 0
+        String size = type == Attributes.S_IFDIR ? null : h.get("size").toString(); // debugfs shows a device's i_size, 0
         host.put(p.getFileName().toString(), new String[] {Integer.toOctalString(mode), h.get("uid").toString(),
             h.get("gid").toString(), size});
       }

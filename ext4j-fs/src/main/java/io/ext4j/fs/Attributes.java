@@ -24,22 +24,42 @@ import java.time.Instant;
 public record Attributes(long ino, int mode, int nlink, long uid, long gid, long size, long blocks, Instant atime,
     Instant mtime, Instant ctime, Instant crtime, long rdev, int flags, int generation, int blockSize) {
 
+  /** The file type bits of {@link #mode()}; {@link #fileType()} is one of the S_IF* values below. */
   public static final int S_IFMT = 0xF000;
+  /** A fifo. */
+  public static final int S_IFIFO = 0x1000;
+  /** A character device. */
+  public static final int S_IFCHR = 0x2000;
+  /** A directory. */
+  public static final int S_IFDIR = 0x4000;
+  /** A block device. */
+  public static final int S_IFBLK = 0x6000;
+  /** A regular file. */
+  public static final int S_IFREG = 0x8000;
+  /** A symbolic link. */
+  public static final int S_IFLNK = 0xA000;
+  /** A socket. */
+  public static final int S_IFSOCK = 0xC000;
 
   public int fileType() {
     return mode & S_IFMT;
   }
 
   public boolean isDirectory() {
-    return fileType() == 0x4000;
+    return fileType() == S_IFDIR;
   }
 
   public boolean isRegularFile() {
-    return fileType() == 0x8000;
+    return fileType() == S_IFREG;
   }
 
   public boolean isSymlink() {
-    return fileType() == 0xA000;
+    return fileType() == S_IFLNK;
+  }
+
+  /** A character or block device. */
+  public boolean isDevice() {
+    return fileType() == S_IFCHR || fileType() == S_IFBLK;
   }
 
   /** The permission bits (including setuid, setgid and sticky). */

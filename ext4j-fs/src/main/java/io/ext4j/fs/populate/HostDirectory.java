@@ -1,5 +1,6 @@
 package io.ext4j.fs.populate;
 
+import io.ext4j.fs.Attributes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -125,14 +126,14 @@ public final class HostDirectory implements TreeSource {
     Instant mtime = ((FileTime) a.get("lastModifiedTime")).toInstant();
     Instant ctime = ((FileTime) a.get("ctime")).toInstant();
     long size = ((Number) a.get("size")).longValue();
-    int type = mode & 0xF000;
+    int type = mode & Attributes.S_IFMT;
     TreeEntry.Kind kind = switch (type) {
-      case 0x4000 -> TreeEntry.Kind.DIR;
-      case 0xA000 -> TreeEntry.Kind.SYMLINK;
-      case 0x1000 -> TreeEntry.Kind.FIFO;
-      case 0xC000 -> TreeEntry.Kind.SOCKET;
-      case 0x2000 -> TreeEntry.Kind.CHAR_DEVICE;
-      case 0x6000 -> TreeEntry.Kind.BLOCK_DEVICE;
+      case Attributes.S_IFDIR -> TreeEntry.Kind.DIR;
+      case Attributes.S_IFLNK -> TreeEntry.Kind.SYMLINK;
+      case Attributes.S_IFIFO -> TreeEntry.Kind.FIFO;
+      case Attributes.S_IFSOCK -> TreeEntry.Kind.SOCKET;
+      case Attributes.S_IFCHR -> TreeEntry.Kind.CHAR_DEVICE;
+      case Attributes.S_IFBLK -> TreeEntry.Kind.BLOCK_DEVICE;
       default -> TreeEntry.Kind.FILE;
     };
     byte[] link = null;

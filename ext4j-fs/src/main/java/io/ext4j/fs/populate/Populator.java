@@ -129,11 +129,6 @@ public final class Populator {
   /** A directory whose mode and times are set after its children. */
   private record DirAttrs(List<byte[]> path, int perms, Instant atime, Instant mtime, Instant ctime) {}
 
-  private static final int FILE_TYPE_FIFO = 0x1000;
-  private static final int FILE_TYPE_CHR = 0x2000;
-  private static final int FILE_TYPE_BLK = 0x6000;
-  private static final int FILE_TYPE_SOCK = 0xC000;
-
   private final Ext4FileSystem fs;
   private final Vfs vfs;
   private final Options options;
@@ -303,10 +298,10 @@ public final class Populator {
       }
       default -> {
         int type = switch (e.kind()) {
-          case FIFO -> FILE_TYPE_FIFO;
-          case SOCKET -> FILE_TYPE_SOCK;
-          case CHAR_DEVICE -> FILE_TYPE_CHR;
-          default -> FILE_TYPE_BLK;
+          case FIFO -> Attributes.S_IFIFO;
+          case SOCKET -> Attributes.S_IFSOCK;
+          case CHAR_DEVICE -> Attributes.S_IFCHR;
+          default -> Attributes.S_IFBLK;
         };
         created = vfs.mknodat(parent, name, type | (e.perms() & 0777), Attributes.rdev(e.major(), e.minor()), who);
         specials++;
