@@ -182,10 +182,13 @@ final class Ext4FuseOps {
         if (privileged) {
           r.invalidateBeforeReply = r.nodeid; // the engine cleared setuid/setgid: the kernel must ask for the mode again
         }
-        if (n > 0 && f.flags().contains(OpenFlag.DIRECT) && pageCached.contains(r.nodeid)) {
+        boolean writeback = (r.u32(20) & FuseProto.WRITE_CACHE) != 0;
+        if (n > 0 && !writeback && f.flags().contains(OpenFlag.DIRECT) && pageCached.contains(r.nodeid)) {
           // A direct write bypasses the pages a buffered opener's reads keep; the kernel drops them
           // only before it sends the write, so a read in between would cache the old bytes again
-          // (xfstests generic/451). Dropped again now that the engine has the new ones.
+          // (xfstests generic/451). Dropped again now that the engine has the new ones. Never for the
+          // kernel's writeback of its own pages (an mmap of an O_DIRECT file, msync): those pages are
+          // the new bytes, and dropping them waits for the very writeback this write completes.
           r.invalidateBeforeReply = r.nodeid;
           r.invalidatePagesFrom = r.u64(8);
           r.invalidatePagesLength = n;

@@ -95,6 +95,8 @@ final class FuseProto {
   /** flags2: files opened FOPEN_DIRECT_IO (every O_DIRECT open) may still be mmapped. */
   static final int DIRECT_IO_ALLOW_MMAP_2 = 1 << (36 - 32);
 
+  /** fuse_write_in.write_flags: the kernel writing back its own cached pages (mmap, writeback cache). */
+  static final int WRITE_CACHE = 1;
   /** fuse_write_in.write_flags: clear setuid/setgid (HANDLE_KILLPRIV_V2). */
   static final int WRITE_KILL_SUIDGID = 1 << 2;
 
