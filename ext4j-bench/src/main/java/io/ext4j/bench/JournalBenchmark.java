@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The journal benchmark of issue 2 §7: synchronous handles on a jbd2 journal in an image file, for
+ * The journal benchmark: synchronous handles on a jbd2 journal in an image file, for
  * every batching policy and thread count, beside the same run's kernel bound (N threads doing 4 KiB
  * {@code pwrite} + {@code fdatasync} on files of their own in the same directory).
  *

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Acceptance "Kernel → ext4j" (issue 2, §6): on every kernel power-cut fixture, {@code journal dump
+ * Kernel → ext4j: on every kernel power-cut fixture, {@code journal dump
  * --json} lists exactly what {@code debugfs -R "logdump -a"} lists, and {@code journal recover}
  * yields the image {@code e2fsck -E journal_only -y} yields.
  *

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * kernel's FUSE page cache a read racing an O_TRUNC rewrite of the same file can return a block of
  * zeros (the kernel zero-fills a short READ whose size changed meanwhile), which the kernel's own
  * ext4 never shows; with direct_io every READ is the engine's answer, which is what this suite
- * checks. (Seen 2 in about 35,000 operations of a 15 s run; recorded on issue 25.)
+ * checks.
  */
 @Tag("oracle")
 class FuseConcurrencyOracleTest {

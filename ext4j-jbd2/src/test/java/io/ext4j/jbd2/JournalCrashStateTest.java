@@ -132,7 +132,7 @@ class JournalCrashStateTest {
     checkAllStates(seed, new Workload("tid-wrap", 3, 300, false, -60, BatchingPolicies.NONE));
   }
 
-  /** Fails until reuse after a revoke in the same transaction works (see JournalApiTest's revokeThen… tests). */
+  /** A block revoked and then reused in the same transaction (JournalApiTest's revokeThen… tests, crash by crash). */
   @Test
   void revokeThenReuseInTheSameTransaction_everyCrashState_recoversToAnAcknowledgedPrefix() throws Exception {
     long seed = Seeds.seed();

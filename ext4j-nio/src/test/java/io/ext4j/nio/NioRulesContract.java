@@ -29,7 +29,7 @@ import java.util.concurrent.CyclicBarrier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules users found broken in the ext4j provider (issue 25), each run against the JDK's default
+ * The rules users found broken in the ext4j provider, each run against the JDK's default
  * file system and against ext4j by the same subclasses as {@link NioContract}: ext4j must do what
  * the default file system does.
  */

@@ -153,7 +153,7 @@ public final class BenchSuite {
     log.printf("bench: %s: %d cells × %d slices of %d ms%n", s.name(), cells.size(), o.slices(), o.window().toMillis());
     progress.started(cells.size() * o.slices() + 1);
     // The engine's code runs compiled in every measured slice, the first included: one unmeasured
-    // slice of the first cell on each of its targets (in one run a cold JVM measured the first cell 30 % low).
+    // slice of the first cell on each of its targets, so a cold JVM does not count against that cell.
     for (String target : List.of(Target.EXT4J, Target.FUSE)) {
       cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(s.jitWarmup(o)));
     }

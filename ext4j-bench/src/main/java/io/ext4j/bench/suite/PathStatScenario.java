@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code stat-depth} scenario (issue 25's dentry cache): N threads, each repeatedly reading the
+ * The {@code stat-depth} scenario (what the dentry cache saves a path walk): N threads, each repeatedly reading the
  * basic attributes ({@code Files.readAttributes(p, BasicFileAttributes.class)}, a stat) of a file
  * {@value #DEPTH} directories deep, {@code d1/d2/…/d8/f} below the target's directory, so that
  * every operation walks the whole path name by name. {@code own-chain}: each thread a chain of its
