@@ -125,6 +125,18 @@ public final class ImageTarget {
     }
   }
 
+  /** What {@code path} names (a final symbolic link followed), or null when nothing does; other failures are thrown as they are. */
+  static Attributes statIfExists(Vfs vfs, String path) throws IOException {
+    try {
+      return vfs.statat(null, bytes(path), true, credentials());
+    } catch (Ext4Exception e) {
+      if (e.errno() == Errno.ENOENT) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
   /** A path argument as the bytes the VFS resolves. */
   static byte[] bytes(String path) {
     return path.getBytes(StandardCharsets.UTF_8);
@@ -151,8 +163,11 @@ public final class ImageTarget {
 
   /** The process's identity, read once. */
   private static final class Who {
-    static final Credentials CREDENTIALS = Credentials.user(caller().uid(), caller().gid()).withUmask(umask())
-        .withCapabilities(java.util.EnumSet.allOf(Capability.class));
+    static final Credentials CREDENTIALS = of(caller());
+
+    private static Credentials of(Caller c) {
+      return Credentials.user(c.uid(), c.gid()).withUmask(umask()).withCapabilities(java.util.EnumSet.allOf(Capability.class));
+    }
   }
 
   /** Who creates things: the user running the command, as the kernel would make it the owner. */

@@ -2,7 +2,6 @@ package io.ext4j.cli;
 
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Errno;
-import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.vfs.Credentials;
 import io.ext4j.fs.vfs.Vfs;
@@ -48,7 +47,7 @@ public final class LnCommand implements Callable<Integer> {
       }
       String at = linkPath;
       try {
-        Attributes there = statIfExists(vfs, linkPath, who);
+        Attributes there = ImageTarget.statIfExists(vfs, linkPath);
         if (there != null && there.isDirectory()) {
           List<String> parts = ImageTarget.components(linkTarget);
           if (parts.isEmpty()) {
@@ -66,17 +65,5 @@ public final class LnCommand implements Callable<Integer> {
       }
     }
     return 0;
-  }
-
-  /** What {@code path} names (a final link followed), or null when nothing does. */
-  static Attributes statIfExists(Vfs vfs, String path, Credentials who) throws IOException {
-    try {
-      return vfs.statat(null, ImageTarget.bytes(path), true, who);
-    } catch (Ext4Exception e) {
-      if (e.errno() == Errno.ENOENT) {
-        return null;
-      }
-      throw e;
-    }
   }
 }

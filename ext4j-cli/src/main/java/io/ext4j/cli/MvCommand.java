@@ -37,7 +37,7 @@ public final class MvCommand implements Callable<Integer> {
       target.stat(vfs, src, false); // a missing SRC is SRC's failure, not DST's
       String to = dst;
       try {
-        Attributes there = LnCommand.statIfExists(vfs, dst, who);
+        Attributes there = ImageTarget.statIfExists(vfs, dst);
         if (there != null && there.isDirectory()) {
           List<String> parts = ImageTarget.components(src);
           if (!parts.isEmpty()) {

@@ -70,7 +70,7 @@ public final class PutCommand implements Callable<Integer> {
       Vfs vfs = fs.vfs();
       String at = dest;
       try {
-        Attributes there = LnCommand.statIfExists(vfs, dest, who);
+        Attributes there = ImageTarget.statIfExists(vfs, dest);
         if (there != null && there.isDirectory()) {
           Path leaf = source.toAbsolutePath().normalize().getFileName();
           if (leaf == null) {

@@ -207,10 +207,6 @@ public final class Populator {
     return new String(HostDirectory.join(path), StandardCharsets.ISO_8859_1);
   }
 
-  private static String display(List<byte[]> path) {
-    return path.isEmpty() ? "/" : "/" + new String(HostDirectory.join(path), StandardCharsets.UTF_8);
-  }
-
   /** Credentials that create entries owned by {@code uid}:{@code gid}, exempt from every permission rule. */
   private Credentials as(long uid, long gid) {
     return owners.computeIfAbsent(uid << 32 | gid,
@@ -219,7 +215,7 @@ public final class Populator {
 
   private void fail(List<byte[]> path, IOException e) throws IOException {
     skipped.add(key(path));
-    options.onFailure().failed(display(path), e);
+    options.onFailure().failed(TreeEntry.display(path), e);
   }
 
   private void add(TreeEntry e) throws IOException {
@@ -311,11 +307,11 @@ public final class Populator {
   }
 
   /**
-   * An entry made (attributes {@code a}; {@code open}, a regular file still open, else null): its
+   * An entry made (attributes {@code a}; {@code file}, a regular file still open, else null): its
    * owner, extended attributes, then — a directory's after its children — permission bits and times.
    */
   private void finish(OpenFile parent, byte[] name, Attributes a, TreeEntry e, long uid, long gid, String parentKey,
-      OpenFile open) throws IOException {
+      OpenFile file) throws IOException {
     chown(parent, name, a, uid, gid);
     setXattrs(parent, name, e);
     if (e.kind() == TreeEntry.Kind.DIR) {
@@ -332,9 +328,9 @@ public final class Populator {
       removeAclsNotIn(parent, name, e.xattrs().keySet());
     }
     Integer perms = e.kind() == TreeEntry.Kind.SYMLINK ? null : e.perms();
-    if (open != null && !options.sourceCtime()) { // through the open file: no second walk
+    if (file != null && !options.sourceCtime()) { // through the open file: no second walk
       AttrChange c = AttrChange.times(TimeSpec.at(clamp(e.atime())), TimeSpec.at(clamp(e.mtime()))).withMode(perms);
-      vfs.setattr(open, c, operator);
+      vfs.setattr(file, c, operator);
       return;
     }
     setAttrs(parent, name, a.ino(), perms, clamp(e.atime()), clamp(e.mtime()), clamp(e.ctime()));
@@ -384,7 +380,7 @@ public final class Populator {
       long ino = options.sourceCtime() ? vfs.statat(target, rel, false, operator).ino() : 0;
       setAttrs(target, rel, ino, d.perms(), d.atime(), d.mtime(), d.ctime());
     } catch (IOException x) {
-      options.onFailure().failed(display(d.path()), x);
+      options.onFailure().failed(TreeEntry.display(d.path()), x);
     }
   }
 

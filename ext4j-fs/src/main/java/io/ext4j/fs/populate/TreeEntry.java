@@ -56,6 +56,11 @@ public record TreeEntry(List<byte[]> path, Kind kind, int perms, long uid, long 
 
   /** The path as a readable string ("/a/b"). */
   public String display() {
+    return display(path);
+  }
+
+  /** A tree path's components as a readable string ("/a/b"; "/" for the root). */
+  public static String display(List<byte[]> path) {
     StringBuilder s = new StringBuilder();
     for (byte[] c : path) {
       s.append('/').append(new String(c, java.nio.charset.StandardCharsets.UTF_8));
