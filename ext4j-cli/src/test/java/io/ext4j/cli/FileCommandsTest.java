@@ -58,7 +58,8 @@ class FileCommandsTest {
 
   /**
    * /t: a.txt ("hello\n", 0640, 1000:100, T1) and its hard link "hard", .hidden, fifo (0644, T3),
-   * link -> a.txt (T2), sub/ (0750, T2) holding x (empty, 0600, T3); /t itself T3.
+   * link -> a.txt (T2), sub/ (0750, T2) holding x (empty, 0600, T3); /t itself T3. The chown to
+   * 1000:100 needs root: the tests that build it carry the root tag.
    */
   Path hostTree() throws Exception {
     Path t = Files.createDirectories(tmp.resolve("host/t"));
@@ -204,6 +205,7 @@ class FileCommandsTest {
 
   // ------------------------------------------------------------------ ls
 
+  @Tag("root")
   @Test
   void lsLong_matchesAHandBuiltListing() throws Exception {
     ok("put", "-r", s(img), s(hostTree()), "/");
@@ -224,6 +226,7 @@ class FileCommandsTest {
     assertThat(ok("ls", s(img), "/t/link").out()).as("ls follows a named symlink unless -l").isEqualTo("/t/link\n");
   }
 
+  @Tag("root")
   @Test
   void lsI_printsTheInodeNumbersDebugfsShows() throws Exception {
     ok("put", "-r", s(img), s(hostTree()), "/");
@@ -255,6 +258,7 @@ class FileCommandsTest {
     Tools.assertE2fsckClean(img);
   }
 
+  @Tag("root")
   @Test
   void stat_showsTheInodeAsDebugfsDoes_withNanosecondTimes() throws Exception {
     ok("put", "-r", s(img), s(hostTree()), "/");
@@ -284,6 +288,7 @@ class FileCommandsTest {
     Tools.assertE2fsckClean(img);
   }
 
+  @Tag("root")
   @Test
   void rm_removesFiles_rmR_trees_andRmF_ignoresWhatIsMissing() throws Exception {
     ok("put", "-r", s(img), s(hostTree()), "/");
@@ -467,6 +472,7 @@ class FileCommandsTest {
     assertThat(ok("ls", s(img), "/").out()).isEqualTo("a\nc\nlost+found\n");
   }
 
+  @Tag("root")
   @Test
   void writingCommands_leaveTheImageClean_forE2fsck() throws Exception {
     ok("put", "-r", s(img), s(hostTree()), "/");

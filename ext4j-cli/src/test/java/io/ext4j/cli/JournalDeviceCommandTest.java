@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
  * refused naming it and the UUIDs.
  */
 @Tag("oracle")
+@Tag("root")
 class JournalDeviceCommandTest {
   @Test
   void theJournalCommands_readAnExternalJournal_andRefuseAnotherFilesystemsDevice() throws Exception {

@@ -161,7 +161,11 @@ class KernelToExt4jIT {
         io.ext4j.block.FileBlockDevice.Options.defaults())) {
       io.ext4j.jbd2.JournalMap map = io.ext4j.fs.Ext4JournalLocator.locate(dev).journalMap();
       io.ext4j.jbd2.format.JournalSuperblock sb = io.ext4j.jbd2.JournalRecovery.readSuperblock(dev, map);
-      io.ext4j.jbd2.internal.LogBlocks.writeSuperblock(dev, map, sb.withErrno(errno));
+      long home = map.deviceBlock(0); // the journal superblock's block, rewritten around its encoded bytes
+      java.nio.ByteBuffer block = java.nio.ByteBuffer.allocate(dev.blockSize());
+      dev.read(home, block);
+      block.clear().put(0, sb.withErrno(errno).encode());
+      dev.write(home, block);
       dev.flush();
     }
   }

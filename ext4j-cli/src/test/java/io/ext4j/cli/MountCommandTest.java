@@ -47,6 +47,7 @@ class MountCommandTest {
     return run;
   }
 
+  @Tag("root")
   @Test
   void mount_servesUntilFusermountU_thenExitsZeroWithACleanImage() throws Exception {
     Path img = image();
@@ -62,6 +63,7 @@ class MountCommandTest {
     assertThat(Cli.run("cat", img.toString(), "/hello").out()).isEqualTo("through the kernel");
   }
 
+  @Tag("root")
   @Test
   void dirsync_aCreateThroughTheMountIsInTheImageBeforeItIsUnmounted() throws Exception {
     Path img = image();

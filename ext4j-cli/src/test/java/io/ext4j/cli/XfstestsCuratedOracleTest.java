@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * The xfstests source is found as {@link #source} says; as root only (mounts, loop devices, test users).
  */
 @Tag("oracle")
+@Tag("root")
 class XfstestsCuratedOracleTest {
   static final long TIMEOUT_MINUTES = 25;
 

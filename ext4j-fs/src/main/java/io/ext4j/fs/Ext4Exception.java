@@ -71,7 +71,7 @@ public final class Ext4Exception extends IOException {
   /**
    * Whether this is an error of the filesystem rather than of the call: a corrupted structure, a
    * checksum mismatch, or a metadata block that could not be read or written. ext4 answers those
-   * with errors=remount-ro; the engine does the same ({@link io.ext4j.fs.core.Fs#error}).
+   * with errors=remount-ro; the engine does the same ({@link io.ext4j.fs.context.Fs#error}).
    */
   public boolean isFilesystemError() {
     return errno == Errno.EFSCORRUPTED || errno == Errno.EFSBADCRC || (errno == Errno.EIO && metadata);

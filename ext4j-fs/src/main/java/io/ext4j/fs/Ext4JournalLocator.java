@@ -160,7 +160,7 @@ public final class Ext4JournalLocator {
     r.blocksRaw((mapped + mapBlocks(device, sb, backup, mapped)) * (sb.blockSize() / 512));
     long ino = sb.journalInode();
     byte[] slot = new byte[sb.inodeSize()];
-    r.writeTo(slot, 0, ino, io.ext4j.fs.core.FsLayout.of(device.name(), sb).csumSeedOrNull());
+    r.writeTo(slot, 0, ino, io.ext4j.fs.format.FsLayout.of(device.name(), sb).csumSeedOrNull());
     writeBytes(device, inodeOffset(device, sb, ino), slot);
   }
 

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * checks.
  */
 @Tag("oracle")
+@Tag("root")
 class FuseConcurrencyOracleTest {
   @TempDir
   Path tmp;

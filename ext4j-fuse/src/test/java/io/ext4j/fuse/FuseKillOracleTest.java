@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * mount before the kill is there with every byte.
  */
 @Tag("crash")
+@Tag("root")
 class FuseKillOracleTest {
   @TempDir
   Path tmp;

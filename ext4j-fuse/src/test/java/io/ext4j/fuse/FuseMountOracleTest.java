@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code e2fsck -fn} clean ({@link MountedImage#close}).
  */
 @Tag("oracle")
+@Tag("root")
 class FuseMountOracleTest {
   private static final Duration TOOL = Duration.ofMinutes(5);
   /** The source tree copied in: this repository's engine sources. */

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code default_permissions} checks decide them, as ext4's own checks do on the loop mount.
  */
 @Tag("oracle")
+@Tag("root")
 class FusePosixOracleTest {
   private static final Duration TOOL = Duration.ofSeconds(60);
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * server), and is then clean under {@code e2fsck -fn}.
  */
 @Tag("oracle")
+@Tag("root")
 class FuseShutdownOracleTest {
   private static final Duration TOOL = Duration.ofSeconds(60);
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * clean after unmount. The byte counts keep the stressors inside a 4 GiB image.
  */
 @Tag("oracle")
+@Tag("root")
 class FuseStressOracleTest {
   @TempDir
   Path tmp;

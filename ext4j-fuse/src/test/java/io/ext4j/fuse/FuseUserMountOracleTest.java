@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * setuid fusermount3, serves that user's writes, and ends when the user runs {@code fusermount3 -u}.
  */
 @Tag("oracle")
+@Tag("root")
 class FuseUserMountOracleTest {
   private static final String UID = "1000";
 

@@ -204,6 +204,7 @@ class PjdfstestOracleTest {
     assertThat(c.failures()).contains("  Parse errors: Bad plan.  You planned 83 tests but ran 82.");
   }
 
+  @Tag("root")
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"allow_other,default_permissions", "allow_other,no_default_permissions"})
   void pjdfstest_failsNoMoreThanTheKernelsExt4(String options, @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {

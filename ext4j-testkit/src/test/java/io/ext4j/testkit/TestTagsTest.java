@@ -17,16 +17,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every test class of every module carries one of the tags the build selects by (fast, crash,
- * oracle, soak; see README's Development section), itself or through the class it extends — so a
+ * oracle, root, soak; see CONTRIBUTING.md), itself or through the class it extends — so a
  * new suite cannot slip into, or out of, the default run unnoticed. Reads the sources.
  */
 @Tag("fast")
 class TestTagsTest {
-  private static final Pattern TAG = Pattern.compile("@Tag\\(\"(fast|crash|oracle|soak)\"\\)\\s*(?:@[^\\n]*\\s*)*(?:public |final )*class ");
+  private static final Pattern TAG = Pattern.compile("@Tag\\(\"(fast|crash|oracle|root|soak)\"\\)\\s*(?:@[^\\n]*\\s*)*(?:public |final )*class ");
   private static final Pattern EXTENDS = Pattern.compile("class \\w+ extends (\\w+)");
 
   @Test
-  void everyTestClassInEveryModule_isTaggedFastCrashOracleOrSoak() throws IOException {
+  void everyTestClassInEveryModule_isTaggedFastCrashOracleRootOrSoak() throws IOException {
     Path root = Path.of("").toAbsolutePath().getParent(); // tests run in the module's directory
     Map<String, String> sources = new HashMap<>(); // simple class name -> source
     try (Stream<Path> modules = Files.list(root)) {

@@ -2,7 +2,7 @@ package io.ext4j.fs.alloc;
 
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.GroupDescriptor;
 import io.ext4j.fs.meta.Buf;
 import io.ext4j.fs.meta.MetaStore;

@@ -1,7 +1,7 @@
 package io.ext4j.fs.check;
 
 import io.ext4j.block.BlockDevice;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.GroupDescriptor;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.ext4j.fs.extent;
 
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.alloc.BlockAllocator;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.ExtentNode;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.inode.Inode;

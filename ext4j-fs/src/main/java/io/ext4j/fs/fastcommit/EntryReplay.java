@@ -3,7 +3,7 @@ package io.ext4j.fs.fastcommit;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.DirBlock;
 import io.ext4j.fs.format.DirHash;
 import io.ext4j.fs.format.DxBlock;

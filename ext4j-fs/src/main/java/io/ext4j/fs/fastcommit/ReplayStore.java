@@ -7,7 +7,7 @@ import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4JournalLocator;
 import io.ext4j.fs.alloc.Bitmaps;
 import io.ext4j.fs.alloc.Groups;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.GroupDescriptor;
 import io.ext4j.fs.format.OrphanBlock;

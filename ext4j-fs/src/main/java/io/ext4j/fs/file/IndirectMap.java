@@ -1,7 +1,7 @@
 package io.ext4j.fs.file;
 
 import io.ext4j.fs.Ext4Exception;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.meta.Buf;
 import io.ext4j.fs.meta.MetaStore;

@@ -1,6 +1,6 @@
 package io.ext4j.fs.file;
 
-import io.ext4j.fs.core.Fs;
+import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.format.XattrName;
 import io.ext4j.fs.inode.Inode;

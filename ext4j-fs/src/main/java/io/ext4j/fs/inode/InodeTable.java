@@ -3,7 +3,7 @@ package io.ext4j.fs.inode;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.alloc.Groups;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.GroupDescriptor;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.meta.Buf;

@@ -1,7 +1,7 @@
 package io.ext4j.fs.orphan;
 
 import io.ext4j.fs.Ext4Exception;
-import io.ext4j.fs.core.Fs;
+import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.extent.Extent;
 import io.ext4j.fs.format.OrphanBlock;
 import io.ext4j.fs.format.RawInode;

@@ -8,10 +8,10 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.RenameMode;
-import io.ext4j.fs.core.Access;
-import io.ext4j.fs.core.DentryCache.Dentry;
-import io.ext4j.fs.core.Fs;
-import io.ext4j.fs.core.Namespace;
+import io.ext4j.fs.namespace.Access;
+import io.ext4j.fs.namespace.DentryCache.Dentry;
+import io.ext4j.fs.context.Fs;
+import io.ext4j.fs.namespace.Namespace;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;
@@ -56,7 +56,7 @@ import java.util.Set;
  *
  * <h2>Threads</h2>
  * Thread-safe; calls proceed in parallel as the engine's locks allow. Lookups of names already
- * looked up take no lock ({@link io.ext4j.fs.core.DentryCache}).
+ * looked up take no lock ({@link io.ext4j.fs.namespace.DentryCache}).
  */
 public final class Vfs {
   private static final byte[] DOTDOT = {'.', '.'};
@@ -738,7 +738,7 @@ public final class Vfs {
 
   /**
    * FS_IOC_SETFLAGS (chattr): the owner or CAP_FOWNER sets the user-modifiable flags
-   * ({@link io.ext4j.fs.core.InodeAttrs#USER_MODIFIABLE_FLAGS}); changing immutable or append-only
+   * ({@link io.ext4j.fs.namespace.InodeAttrs#USER_MODIFIABLE_FLAGS}); changing immutable or append-only
    * needs CAP_LINUX_IMMUTABLE, and an immutable inode takes no other change until that flag goes.
    * Returns the flags afterwards.
    */
@@ -755,7 +755,7 @@ public final class Vfs {
       if (((old ^ flags) & guarded) != 0 && !c.kernelChecked() && !c.has(Capability.LINUX_IMMUTABLE)) {
         throw new Ext4Exception(Errno.EPERM, i.ino, null, "changing immutable or append-only needs CAP_LINUX_IMMUTABLE");
       }
-      int mask = io.ext4j.fs.core.InodeAttrs.USER_MODIFIABLE_FLAGS;
+      int mask = io.ext4j.fs.namespace.InodeAttrs.USER_MODIFIABLE_FLAGS;
       if ((old & RawInode.FL_IMMUTABLE) != 0 && (flags & RawInode.FL_IMMUTABLE) != 0 && ((old ^ flags) & mask) != 0) {
         throw new Ext4Exception(Errno.EPERM, i.ino, null, "the inode is immutable");
       }
@@ -937,7 +937,7 @@ public final class Vfs {
     if (!name.startsWith("user.") && !name.startsWith("trusted.") && !name.startsWith("security.") && !name.startsWith("system.")) {
       throw new Ext4Exception(Errno.EOPNOTSUPP, i.ino, name, "not a namespace ext4 keeps (user., trusted., security., system.)");
     }
-    return io.ext4j.fs.core.InodeAttrs.xattrName(i.ino, name);
+    return io.ext4j.fs.namespace.InodeAttrs.xattrName(i.ino, name);
   }
 
   /**

@@ -3,7 +3,7 @@ package io.ext4j.fs.vfs;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
-import io.ext4j.fs.core.DentryCache.Dentry;
+import io.ext4j.fs.namespace.DentryCache.Dentry;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.inode.Inode;
 import java.io.IOException;

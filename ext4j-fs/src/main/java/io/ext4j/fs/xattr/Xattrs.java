@@ -3,7 +3,7 @@ package io.ext4j.fs.xattr;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FormatException;
-import io.ext4j.fs.core.Fs;
+import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.format.XattrBlock;

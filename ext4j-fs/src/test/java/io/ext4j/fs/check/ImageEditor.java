@@ -2,7 +2,7 @@ package io.ext4j.fs.check;
 
 import io.ext4j.block.Crc32c;
 import io.ext4j.block.FileBlockDevice;
-import io.ext4j.fs.core.FsLayout;
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.format.DirBlock;
 import io.ext4j.fs.format.DxBlock;
 import io.ext4j.fs.format.Ext4Superblock;

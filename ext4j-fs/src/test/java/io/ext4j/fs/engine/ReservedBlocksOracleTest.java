@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * root can still write into the reserve. The image stays {@code e2fsck -fn} clean.
  */
 @Tag("oracle")
+@Tag("root")
 class ReservedBlocksOracleTest {
   private static final Caller USER = new Caller(1000, 1000);
 

@@ -53,6 +53,7 @@ class OrphanBlockOracleTest {
     assertThat(blocks * bs).as("the orphan file's size").isEqualTo(inode.size()).isPositive();
   }
 
+  @Tag("root")
   @Test
   void orphanFileTheKernelWrote_holdsTheOpenUnlinkedInodes_underExt4jsChecksum() throws Exception {
     Path img = Tools.mkfs("orphan-kernel", 64, "-b", "4096", "-O", "orphan_file");

@@ -71,6 +71,7 @@ class PosixAclOracleTest {
     Tools.assertE2fsckClean(img);
   }
 
+  @Tag("root")
   @Test
   void aclsSetByTheKernel_areStoredAsToDiskWritesThem_andFromDiskGivesWhatGetxattrReturns() throws Exception {
     long seed = Seeds.seed();

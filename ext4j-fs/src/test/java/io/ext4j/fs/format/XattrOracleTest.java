@@ -150,6 +150,7 @@ class XattrOracleTest {
     Tools.assertE2fsckClean(img);
   }
 
+  @Tag("root")
   @ParameterizedTest(name = "mkfs.ext4 {0}")
   @ValueSource(strings = {"-b 4096", "-b 1024 -I 512", "-b 4096 -O ea_inode"})
   void attributesSetByTheKernel_decode_andReencodeToTheStoredBytes_hashesIncluded(String options) throws Exception {
@@ -228,6 +229,7 @@ class XattrOracleTest {
     assertThat(HexFormat.of().formatHex(encoded)).as("seed %d: block %d", seed, nr).isEqualTo(HexFormat.of().formatHex(raw));
   }
 
+  @Tag("root")
   @org.junit.jupiter.api.Test
   void namesSetByTheKernel_areStoredWithTheIndexAndSuffixParseGives() throws Exception {
     Path img = Tools.mkfs("xattr-names", 32, "-b", "4096", "-I", "1024");

@@ -8,7 +8,7 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.SetAttributes;
-import io.ext4j.fs.core.InodeLife;
+import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.fs.kernel.TreeModel.Node;
 import io.ext4j.testkit.FsManifest;
 import java.io.IOException;

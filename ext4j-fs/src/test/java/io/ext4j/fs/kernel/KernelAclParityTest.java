@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * attributes, read back by ext4j from both images, are the same, and e2fsck finds both clean.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelAclParityTest {
   static final List<String> PATHS = List.of("/d", "/d/f", "/d/sub", "/d/sub/g", "/d/sub/h", "/e", "/m");
   static final List<String> ACLS = List.of("system.posix_acl_access", "system.posix_acl_default");

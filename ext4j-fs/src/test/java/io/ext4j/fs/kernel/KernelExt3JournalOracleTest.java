@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * through ext4j, both show what the kernel showed.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelExt3JournalOracleTest {
   @Test
   void aBlockMappedJournal_foundThroughTheBackup_recoversAsE2fsckRecoversIt() throws Exception {

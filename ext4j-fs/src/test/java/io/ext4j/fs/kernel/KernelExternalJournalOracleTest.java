@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * A journal device of another filesystem is refused, naming both UUIDs.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelExternalJournalOracleTest {
   @Test
   void anExternalJournal_recoversAsE2fsckRecoversIt_andTheEngineOpensThroughIt() throws Exception {

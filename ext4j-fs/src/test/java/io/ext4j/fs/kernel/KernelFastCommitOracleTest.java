@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * middle of the replay.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelFastCommitOracleTest {
   private record Fixture(Path crash, FastCommitWorkload model, Path dir) {}
 
@@ -55,9 +56,9 @@ class KernelFastCommitOracleTest {
       KernelImages.runOk("sync", "-f", d.toString()); // one full commit: fast commits need one before them
       w.run(ops);
       if (longNames > 0) {
-        io.ext4j.fs.core.FsLayout lay;
+        io.ext4j.fs.format.FsLayout lay;
         try (FileBlockDevice dev = FileBlockDevice.open(img, blockSize, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-          lay = io.ext4j.fs.core.FsLayout.of(img.toString(), Ext4JournalLocator.readSuperblock(dev));
+          lay = io.ext4j.fs.format.FsLayout.of(img.toString(), Ext4JournalLocator.readSuperblock(dev));
         }
         w.createClustered(24, lay.hashVersion(), lay.hashSeed());
       }
@@ -232,9 +233,9 @@ class KernelFastCommitOracleTest {
     long seed = Seeds.seed();
     Path dir = KernelImages.dir("fast-commit-full-index");
     Path img = KernelImages.mkfs(dir.resolve("fc.img"), 32, 1024, "-O", "fast_commit");
-    io.ext4j.fs.core.FsLayout lay;
+    io.ext4j.fs.format.FsLayout lay;
     try (FileBlockDevice dev = FileBlockDevice.open(img, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      lay = io.ext4j.fs.core.FsLayout.of(img.toString(), Ext4JournalLocator.readSuperblock(dev));
+      lay = io.ext4j.fs.format.FsLayout.of(img.toString(), Ext4JournalLocator.readSuperblock(dev));
     }
     // names in ascending hash order: each goes into the last leaf, each leaf split adds one block
     List<byte[]> names = new ArrayList<>();

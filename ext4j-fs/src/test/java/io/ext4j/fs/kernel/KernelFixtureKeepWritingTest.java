@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and the kernel, mounting it, sees exactly what ext4j sees (every field, statfs included).
  */
 @Tag("oracle")
+@Tag("root")
 class KernelFixtureKeepWritingTest {
   static Stream<String> fixtures() {
     return KernelFsFixtures.names().stream();

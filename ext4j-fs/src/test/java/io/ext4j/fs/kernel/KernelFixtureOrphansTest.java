@@ -27,6 +27,7 @@ class KernelFixtureOrphansTest {
     return KernelFsFixtures.orphans().stream();
   }
 
+  @Tag("root")
   @ParameterizedTest(name = "{0}")
   @MethodSource("fixtures")
   void readWriteOpen_recoversAndFinishesTheOrphans_asTheKernelDid_andLeavesACleanImage(String name) throws Exception {

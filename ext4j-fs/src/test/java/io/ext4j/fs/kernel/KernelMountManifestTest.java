@@ -14,6 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * first, as the script did, so the kernel replays the journal and finishes the orphans.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelMountManifestTest {
   static java.util.stream.Stream<String> fixtures() {
     return KernelFsFixtures.names().stream();

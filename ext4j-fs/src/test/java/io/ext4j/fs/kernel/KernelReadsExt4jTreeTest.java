@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * kernel saw, and keep writing to a clean image.
  */
 @Tag("oracle")
+@Tag("root")
 class KernelReadsExt4jTreeTest {
   /** "BLOCKSIZE FEATURES": upstream mke2fs.conf defaults, or Debian's. */
   private static final Map<String, Built> BUILT = new HashMap<>(); // guarded by the class

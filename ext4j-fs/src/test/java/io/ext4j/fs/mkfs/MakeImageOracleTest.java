@@ -8,7 +8,7 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
-import io.ext4j.fs.core.InodeLife;
+import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.fs.populate.HostDirectory;
 import io.ext4j.fs.populate.Populator;
 import io.ext4j.fs.populate.TarArchive;

@@ -1,4 +1,4 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.format;
 
 import io.ext4j.fs.format.Ext4Superblock;
 

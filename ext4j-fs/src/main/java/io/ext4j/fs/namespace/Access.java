@@ -1,4 +1,4 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.namespace;
 
 import io.ext4j.fs.inode.Inode;
 import java.io.IOException;

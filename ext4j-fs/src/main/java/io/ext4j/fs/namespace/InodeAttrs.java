@@ -1,5 +1,6 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.namespace;
 
+import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.AtimeUpdates;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Errno;

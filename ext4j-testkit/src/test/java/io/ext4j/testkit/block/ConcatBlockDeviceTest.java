@@ -1,4 +1,8 @@
-package io.ext4j.block;
+package io.ext4j.testkit.block;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.ConcatBlockDevice;
+import io.ext4j.block.MemoryBlockDevice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

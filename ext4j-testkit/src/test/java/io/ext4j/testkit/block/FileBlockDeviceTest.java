@@ -1,10 +1,13 @@
-package io.ext4j.block;
+package io.ext4j.testkit.block;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.BlockDeviceException;
+import io.ext4j.block.FileBlockDevice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.testkit.ReadOnlyBlockDeviceContract;
-import io.ext4j.testkit.E2fsprogs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -13,13 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -146,45 +147,6 @@ class FileBlockDeviceTest extends ReadOnlyBlockDeviceContract {
     }
     try (FileBlockDevice d = FileBlockDevice.open(image, blockSize(), options().withReadOnly(true))) {
       assertThat(readBlock(d, 5)).isEqualTo(bytes(pattern(1, 62)));
-    }
-  }
-
-  @Test
-  void devNumber_decodesLinuxMajorAndMinor() {
-    for (long[] mm : new long[][] {{254, 0}, {8, 17}, {259, 3}, {0x1234, 0x56789}, {0xfffff, 0xfffff}}) {
-      long dev = makedev(mm[0], mm[1]);
-      assertThat(FileBlockDevice.major(dev)).as("major of %x", dev).isEqualTo(mm[0]);
-      assertThat(FileBlockDevice.minor(dev)).as("minor of %x", dev).isEqualTo(mm[1]);
-    }
-  }
-
-  /** glibc's encoding of a dev_t. */
-  private static long makedev(long major, long minor) {
-    return ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
-  }
-
-  /** A loop device over a fresh 9 MiB file: the size comes from sysfs, as for any raw device. */
-  @Test
-  void open_rawBlockDevice_takesItsSizeFromTheKernel() throws IOException {
-    if (!"root".equals(System.getProperty("user.name"))) {
-      Assumptions.abort("making a loop device needs root (CI runs as root)");
-    }
-    long bytes = 9L << 20;
-    Path img = dir.resolve("loop.img");
-    try (FileChannel ch = FileChannel.open(img, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      ch.write(ByteBuffer.allocate(1), bytes - 1);
-    }
-    E2fsprogs.Result attach = E2fsprogs.run(Duration.ofSeconds(30), "losetup", "-f", "--show", img.toAbsolutePath().toString());
-    assertThat(attach.exitCode()).as("losetup: %s", attach.output()).isZero();
-    Path dev = Path.of(attach.stdout().strip());
-    try {
-      assertThat(FileBlockDevice.sysfsSectors(dev)).as("sysfs size of %s", dev).hasValue(bytes / 512);
-      try (FileBlockDevice d = FileBlockDevice.open(dev, 4096, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-        assertThat(d.blockCount()).isEqualTo(bytes / 4096);
-      }
-    } finally {
-      E2fsprogs.Result detach = E2fsprogs.run(Duration.ofSeconds(30), "losetup", "-d", dev.toString());
-      assertThat(detach.exitCode()).as("losetup -d: %s", detach.output()).isZero();
     }
   }
 }

@@ -1,4 +1,6 @@
-package io.ext4j.block;
+package io.ext4j.testkit.block;
+
+import io.ext4j.block.FileBlockDevice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,29 +39,6 @@ class FileBlockDeviceDirectIoTest extends FileBlockDeviceTest {
     ByteBuffer back = d.allocateAligned(4096);
     d.read(5, back);
     assertThat(bytes(back.flip())).isEqualTo(bytes(pattern(2, 71).position(4096)));
-  }
-
-  @Test
-  void direct_heapTransfers_reuseOneBounceBuffer_andTransfersLongerThanItGoInPieces() throws IOException {
-    int blocks = 2 * FileBlockDevice.BOUNCE_BYTES / 4096 + 3;
-    FileBlockDevice d = (FileBlockDevice) track(create(4096, blocks));
-    assertThat(d.alignment()).isGreaterThan(1);
-    for (int i = 0; i < 5; i++) {
-      d.write(i, pattern(1, 100 + i));
-      assertThat(readBlock(d, i)).isEqualTo(bytes(pattern(1, 100 + i)));
-      d.write(i, pattern(1, 200 + i), pattern(1, 300 + i));
-    }
-    assertThat(d.idleBounceBuffers()).as("one thread's transfers share one pooled bounce buffer").isOne();
-
-    ByteBuffer big = ByteBuffer.allocate(blocks * 4096);
-    for (int i = 0; i < big.capacity(); i++) {
-      big.put(i, (byte) (i * 7 + i / 4096));
-    }
-    d.write(0, big.duplicate());
-    ByteBuffer back = ByteBuffer.allocate(blocks * 4096);
-    d.read(0, back);
-    assertThat(back.flip()).isEqualTo(big);
-    assertThat(d.idleBounceBuffers()).isOne();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.ext4j.block;
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
@@ -10,7 +11,18 @@ import org.junit.jupiter.api.Test;
 
 @Tag("fast")
 class Crc32cTest {
-  static final long SEED = io.ext4j.testkit.Seeds.seed();
+  static final long SEED = seed();
+
+  /**
+   * -Dext4j.seed when set, else random; printed for replay. (ext4j-testkit's Seeds does the same, but
+   * this module cannot depend on the test kit, which depends on it.)
+   */
+  private static long seed() {
+    String fixed = System.getProperty("ext4j.seed");
+    long seed = fixed == null || fixed.isBlank() ? new java.security.SecureRandom().nextLong() : Long.parseLong(fixed.strip());
+    System.out.println("ext4j.seed=" + seed + " (replay with -Dext4j.seed=" + seed + ")");
+    return seed;
+  }
 
   @Test
   void checkValue_matchesTheStandardOneInverted() {

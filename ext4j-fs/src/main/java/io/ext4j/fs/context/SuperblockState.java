@@ -1,5 +1,6 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.context;
 
+import io.ext4j.fs.format.FsLayout;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.SuperblockEditor;

@@ -1,10 +1,11 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.namespace;
 
+import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.Caller;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.RenameMode;
-import io.ext4j.fs.core.DentryCache.Dentry;
+import io.ext4j.fs.namespace.DentryCache.Dentry;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.extent.Extent;
 import io.ext4j.fs.file.FileIo;

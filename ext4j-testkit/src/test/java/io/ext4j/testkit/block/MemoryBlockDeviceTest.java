@@ -1,4 +1,7 @@
-package io.ext4j.block;
+package io.ext4j.testkit.block;
+
+import io.ext4j.block.BlockDevice;
+import io.ext4j.block.MemoryBlockDevice;
 
 import io.ext4j.testkit.ReadOnlyBlockDeviceContract;
 import org.junit.jupiter.api.Tag;

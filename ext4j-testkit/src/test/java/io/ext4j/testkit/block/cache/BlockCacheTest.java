@@ -1,11 +1,14 @@
-package io.ext4j.block.cache;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+package io.ext4j.testkit.block.cache;
 
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.BlockOutOfRangeException;
 import io.ext4j.block.MemoryBlockDevice;
+import io.ext4j.block.cache.BlockCache;
+import io.ext4j.block.cache.CachedBlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.ext4j.testkit.FaultyBlockDevice;
 import io.ext4j.testkit.InjectedFaultException;
 import io.ext4j.testkit.Seeds;

@@ -1,6 +1,7 @@
-package io.ext4j.block.cache;
+package io.ext4j.testkit.block.cache;
 
 import io.ext4j.block.BlockDevice;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

@@ -1,4 +1,4 @@
-package io.ext4j.fs.core;
+package io.ext4j.fs.context;
 
 import io.ext4j.fs.Ext4FormatException;
 import io.ext4j.fs.format.Ext4Superblock;

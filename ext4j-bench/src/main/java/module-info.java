@@ -1,0 +1,20 @@
+/**
+ * The benchmark suite ({@code io.ext4j.bench.suite}: scenarios on targets side by side, the report
+ * and its charts), the journal benchmark ({@code io.ext4j.bench}) and the JMH micro-benchmarks
+ * ({@code io.ext4j.bench.jmh}). An application module: the CLI's {@code bench} commands run it.
+ */
+module io.ext4j.bench {
+  requires transitive io.ext4j.nio;
+  requires transitive io.ext4j.fuse;
+  requires jmh.core;
+  requires org.knowm.xchart;
+  requires HdrHistogram;
+  requires java.desktop; // XChart draws with java.awt
+  requires java.management;
+  requires jdk.management; // com.sun.management.OperatingSystemMXBean: the process's CPU time
+  requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT
+
+  exports io.ext4j.bench;
+  exports io.ext4j.bench.suite;
+  opens io.ext4j.bench.jmh to jmh.core; // JMH instantiates the benchmark states reflectively
+}

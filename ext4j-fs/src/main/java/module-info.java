@@ -1,0 +1,29 @@
+/**
+ * The ext4 engine: {@link io.ext4j.fs.Ext4FileSystem} (inode-level operations, mount lifecycle,
+ * journaling through {@code io.ext4j.jbd2}) and the VFS above it ({@link io.ext4j.fs.vfs.Vfs}:
+ * path walks, the {@code *at} calls, credentials and permissions, inode lifetimes).
+ *
+ * <p>Exported: the API ({@code io.ext4j.fs}, {@code io.ext4j.fs.vfs}), the pure codecs of the on-disk
+ * structures ({@code io.ext4j.fs.format}, as {@code io.ext4j.jbd2.format} is for the journal), and
+ * the fast-commit area's decoder and replay statistics ({@code io.ext4j.fs.fastcommit}, which
+ * {@link io.ext4j.fs.Ext4Recovery} hands out), and the offline tools built on them: the checker
+ * ({@code check}), the image layout ({@code mkfs}) and the tree copier ({@code populate}). The
+ * structures' live code ({@code context}, {@code namespace}, {@code alloc}, {@code dir},
+ * {@code extent}, {@code file}, {@code inode}, {@code orphan}, {@code xattr}, {@code meta}) is not
+ * exported.
+ *
+ * <p>Native access: the tree copier reads host attributes through the FFM API
+ * ({@code --enable-native-access=io.ext4j.fs} on the module path).
+ */
+module io.ext4j.fs {
+  requires transitive io.ext4j.jbd2;
+  requires org.apache.commons.compress;
+
+  exports io.ext4j.fs;
+  exports io.ext4j.fs.vfs;
+  exports io.ext4j.fs.format;
+  exports io.ext4j.fs.fastcommit;
+  exports io.ext4j.fs.check;
+  exports io.ext4j.fs.mkfs;
+  exports io.ext4j.fs.populate;
+}
