@@ -9,6 +9,7 @@ module io.ext4j.bench {
   requires jmh.core;
   requires org.knowm.xchart;
   requires HdrHistogram;
+  requires transitive com.fasterxml.jackson.databind; // the reports' JSON
   requires java.desktop; // XChart draws with java.awt
   requires java.management;
   requires jdk.management; // com.sun.management.OperatingSystemMXBean: the process's CPU time

@@ -6,6 +6,7 @@
 module io.ext4j.cli {
   requires io.ext4j.bench;
   requires info.picocli;
+  requires com.fasterxml.jackson.databind; // journal dump --json
   requires me.tongfei.progressbar;
 
   opens io.ext4j.cli to info.picocli;

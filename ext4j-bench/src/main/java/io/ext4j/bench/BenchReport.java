@@ -1,5 +1,7 @@
 package io.ext4j.bench;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ext4j.jbd2.JournalStats;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
@@ -97,54 +99,48 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
 
   /** One JSON object (see the class comment), on one line. */
   public String toJson() {
-    StringBuilder s = new StringBuilder("{");
-    s.append("\"seconds\":").append(num(options.duration().toNanos() / 1e9));
-    s.append(",\"rounds\":").append(options.rounds());
-    s.append(",\"warmupSeconds\":").append(num(options.warmup().toNanos() / 1e9));
-    s.append(",\"jvmWarmupSeconds\":").append(num(options.jvmWarmup().toNanos() / 1e9));
-    s.append(",\"blocksPerOp\":").append(options.blocksPerOp());
-    s.append(",\"asyncCommit\":").append(options.journalOptions().asyncCommit());
-    s.append(",\"peakHeapBytes\":").append(peakHeapBytes);
-    s.append(",\"rows\":[");
-    for (int i = 0; i < rows.size(); i++) {
-      BenchRow r = rows.get(i);
-      if (i > 0) {
-        s.append(',');
-      }
-      s.append("{\"policy\":").append(str(r.policy()));
-      s.append(",\"threads\":").append(r.threads());
-      s.append(",\"opsPerSec\":").append(num(r.opsPerSec()));
-      s.append(",\"p50Micros\":").append(num(r.p50Micros()));
-      s.append(",\"p99Micros\":").append(num(r.p99Micros()));
-      s.append(",\"handlesPerTransaction\":").append(num(r.handlesPerTransaction()));
-      s.append(",\"flushesPerSec\":").append(num(r.flushesPerSec()));
-      s.append(",\"default\":").append(r.isDefault());
-      s.append(",\"deviceFlushesPerSec\":").append(num(r.deviceFlushesPerSec()));
-      s.append(",\"commitWakeup\":").append(r.isReference() ? "null" : str(r.commitWakeup()));
-      s.append('}');
+    ObjectNode o = Json.object();
+    o.put("seconds", Json.figure(options.duration().toNanos() / 1e9));
+    o.put("rounds", options.rounds());
+    o.put("warmupSeconds", Json.figure(options.warmup().toNanos() / 1e9));
+    o.put("jvmWarmupSeconds", Json.figure(options.jvmWarmup().toNanos() / 1e9));
+    o.put("blocksPerOp", options.blocksPerOp());
+    o.put("asyncCommit", options.journalOptions().asyncCommit());
+    o.put("peakHeapBytes", peakHeapBytes);
+    ArrayNode rowsNode = o.putArray("rows");
+    for (BenchRow r : rows) {
+      ObjectNode row = rowsNode.addObject();
+      row.put("policy", r.policy());
+      row.put("threads", r.threads());
+      row.put("opsPerSec", Json.figure(r.opsPerSec()));
+      row.put("p50Micros", Json.figure(r.p50Micros()));
+      row.put("p99Micros", Json.figure(r.p99Micros()));
+      row.put("handlesPerTransaction", Json.figure(r.handlesPerTransaction()));
+      row.put("flushesPerSec", Json.figure(r.flushesPerSec()));
+      row.put("default", r.isDefault());
+      row.put("deviceFlushesPerSec", Json.figure(r.deviceFlushesPerSec()));
+      row.put("commitWakeup", r.isReference() ? null : r.commitWakeup());
     }
-    s.append("],\"defaultPolicyStats\":");
     if (defaultPolicyStats.isPresent()) {
+      ObjectNode stats = o.putObject("defaultPolicyStats");
       JournalStats st = defaultPolicyStats.get();
-      s.append('{');
-      RecordComponent[] cs = JournalStats.class.getRecordComponents();
-      for (int i = 0; i < cs.length; i++) {
-        if (i > 0) {
-          s.append(',');
-        }
+      for (RecordComponent c : JournalStats.class.getRecordComponents()) {
         Object v;
         try {
-          v = cs[i].getAccessor().invoke(st);
+          v = c.getAccessor().invoke(st);
         } catch (ReflectiveOperationException e) {
           throw new IllegalStateException(e);
         }
-        s.append(str(cs[i].getName())).append(':').append(v instanceof Double d ? num(d) : String.valueOf(v));
+        if (v instanceof Double d) {
+          stats.put(c.getName(), Json.figure(d));
+        } else {
+          stats.set(c.getName(), Json.MAPPER.valueToTree(v));
+        }
       }
-      s.append('}');
     } else {
-      s.append("null");
+      o.putNull("defaultPolicyStats");
     }
-    return s.append('}').toString();
+    return Json.write(o);
   }
 
   /** The commit wake-ups the journal rows really used, e.g. "futex-broadcast". */
@@ -163,34 +159,5 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
 
   private static String fmt(String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
-  }
-
-  private static String num(double d) {
-    if (Double.isNaN(d) || Double.isInfinite(d)) {
-      return "null";
-    }
-    return fmt("%.3f", d);
-  }
-
-  private static String num(OptionalDouble d) {
-    return d.isPresent() ? num(d.getAsDouble()) : "null";
-  }
-
-  private static String str(String v) {
-    StringBuilder s = new StringBuilder("\"");
-    for (char c : v.toCharArray()) {
-      switch (c) {
-        case '"' -> s.append("\\\"");
-        case '\\' -> s.append("\\\\");
-        default -> {
-          if (c < 0x20) {
-            s.append(fmt("\\u%04x", (int) c));
-          } else {
-            s.append(c);
-          }
-        }
-      }
-    }
-    return s.append('"').toString();
   }
 }

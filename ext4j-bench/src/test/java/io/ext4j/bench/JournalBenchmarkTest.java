@@ -111,7 +111,7 @@ class JournalBenchmarkTest {
     assertThat(report.ceilingOf(report.rows().get(3))).isEmpty(); // the baseline is measured before it
     assertThat(report.formatTable()).contains("ops/ceil", "group-commit-ceiling");
     List<Map<String, Object>> rows =
-        (List<Map<String, Object>>) ((Map<String, Object>) io.ext4j.testkit.MiniJson.parse(report.toJson())).get("rows");
+        (List<Map<String, Object>>) ((Map<String, Object>) io.ext4j.bench.Json.read(report.toJson())).get("rows");
     assertThat(rows).filteredOn(r -> r.get("policy").equals(BenchRow.CEILING)).hasSize(2).allSatisfy(r -> {
       assertThat(r.keySet()).containsExactlyElementsOf(ROW_KEYS);
       assertThat(r.get("commitWakeup")).isNull();
@@ -126,7 +126,7 @@ class JournalBenchmarkTest {
   void toJson_hasOneObjectWithRowsOfExactlyTheIssuesKeys() throws Exception {
     BenchReport report = runShort();
 
-    Map<String, Object> json = (Map<String, Object>) io.ext4j.testkit.MiniJson.parse(report.toJson());
+    Map<String, Object> json = (Map<String, Object>) io.ext4j.bench.Json.read(report.toJson());
     List<Map<String, Object>> rows = (List<Map<String, Object>>) json.get("rows");
     assertThat(rows).hasSize(report.rows().size());
     assertThat(rows).allSatisfy(row -> {

@@ -61,7 +61,7 @@ public final class BenchCommand implements Callable<Integer> {
   double warmup;
 
   @Option(names = "--image-size", paramLabel = "SIZE", defaultValue = "auto",
-      description = "Size of each target's image, with k/m/g suffix (default: auto, 256 MiB per second of each slice's warmup "
+      description = "Size of each target's image in bytes, or with a k/m/g suffix (default: auto, 256 MiB per second of each slice's warmup "
           + "and window, at least 128 MiB: the defaults' 128 MiB, the full run's 640 MiB).")
   String imageSize;
 
@@ -82,6 +82,14 @@ public final class BenchCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  private static long size(String option, String text) throws CliException {
+    try {
+      return io.ext4j.fs.ByteSize.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(option + " " + e.getMessage());
+    }
+  }
+
   /** The run the options ask for (with none given: {@link SuiteOptions#defaults()}, which a test holds them to). */
   SuiteOptions options() throws CliException {
     if (seconds <= 0 || warmup < 0 || !Double.isFinite(seconds) || !Double.isFinite(warmup) || slices < 1) {
@@ -89,11 +97,10 @@ public final class BenchCommand implements Callable<Integer> {
     }
     Duration perCell = Duration.ofMillis(Math.round(seconds * 1000));
     Duration warm = Duration.ofMillis(Math.round(warmup * 1000));
-    long size = imageSize.equals("auto") ? SuiteOptions.imageSizeFor(perCell.dividedBy(slices), warm)
-        : MkfsCommand.parseSize(imageSize, null)[0];
+    long size = imageSize.equals("auto") ? SuiteOptions.imageSizeFor(perCell.dividedBy(slices), warm) : size("--image-size", imageSize);
     List<Integer> sizes = new java.util.ArrayList<>();
     for (String b : blockSizes) {
-      long v = MkfsCommand.parseSize(b, null)[0];
+      long v = size("--block-sizes", b);
       if (v > Integer.MAX_VALUE) {
         throw new CliException("--block-sizes " + b + ": too large");
       }

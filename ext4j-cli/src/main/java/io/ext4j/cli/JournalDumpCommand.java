@@ -1,5 +1,8 @@
 package io.ext4j.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ext4j.bench.Json;
 import io.ext4j.jbd2.JournalLog;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -65,31 +68,23 @@ public final class JournalDumpCommand implements Callable<Integer> {
   }
 
   static String toJson(JournalLog log) {
-    StringBuilder s = new StringBuilder("{\"transactions\":[");
-    String sep = "";
+    ObjectNode root = Json.object();
+    ArrayNode transactions = root.putArray("transactions");
     for (JournalLog.Transaction t : log.transactions()) {
-      s.append(sep).append("{\"tid\":").append(Integer.toUnsignedString(t.tid()));
-      s.append(",\"committed\":").append(t.committed());
-      s.append(",\"descriptorBlocks\":").append(t.descriptorBlocks());
-      s.append(",\"revokeBlocks\":").append(t.revokeBlocks());
-      s.append(",\"commitBlock\":").append(t.committed() ? Long.toString(t.commitBlock()) : "null");
-      s.append(",\"blocks\":[");
-      String bsep = "";
+      ObjectNode o = transactions.addObject();
+      o.put("tid", Integer.toUnsignedLong(t.tid()));
+      o.put("committed", t.committed());
+      t.descriptorBlocks().forEach(o.putArray("descriptorBlocks")::add);
+      t.revokeBlocks().forEach(o.putArray("revokeBlocks")::add);
+      o.put("commitBlock", t.committed() ? Long.valueOf(t.commitBlock()) : null);
+      ArrayNode blocks = o.putArray("blocks");
       for (JournalLog.TaggedBlock b : t.blocks()) {
-        s.append(bsep).append("{\"fsBlock\":").append(b.fsBlock()).append(",\"journalBlock\":").append(b.journalBlock())
-            .append(",\"flags\":").append(b.flags()).append('}');
-        bsep = ",";
+        blocks.addObject().put("fsBlock", b.fsBlock()).put("journalBlock", b.journalBlock()).put("flags", b.flags());
       }
-      s.append("],\"revoked\":[");
-      String rsep = "";
-      for (JournalLog.RevokedBlock r : t.revoked()) {
-        s.append(rsep).append(r.fsBlock());
-        rsep = ",";
-      }
-      s.append("]}");
-      sep = ",";
+      ArrayNode revoked = o.putArray("revoked");
+      t.revoked().forEach(r -> revoked.add(r.fsBlock()));
     }
-    return s.append("]}\n").toString().replace(", ", ","); // List.toString separators
+    return Json.write(root) + "\n";
   }
 
   static String toText(JournalLog log) {

@@ -1,6 +1,7 @@
 package io.ext4j.cli;
 
 import io.ext4j.block.FileBlockDevice;
+import io.ext4j.fs.ByteSize;
 import io.ext4j.fs.Caller;
 import io.ext4j.fs.Ext4JournalLocator;
 import io.ext4j.fs.check.CheckOptions;
@@ -354,27 +355,21 @@ public final class MkfsCommand implements Callable<Integer> {
    * suffix {0, blocks} when a block size is given, else KiB as bytes.
    */
   static long[] parseSize(String text, Integer blockSize) throws CliException {
-    String t = text.strip();
-    if (t.isEmpty()) {
-      throw new CliException("SIZE is empty");
-    }
-    char last = Character.toLowerCase(t.charAt(t.length() - 1));
-    int shift = switch (last) {
-      case 'k' -> 10;
-      case 'm' -> 20;
-      case 'g' -> 30;
-      case 't' -> 40;
-      default -> -1;
-    };
-    if (shift >= 0) {
-      long n = parseLong("SIZE", t.substring(0, t.length() - 1));
-      if (n > (Long.MAX_VALUE >> shift)) {
-        throw new CliException("SIZE " + text + ": too large");
+    try {
+      if (ByteSize.hasUnit(text)) {
+        return new long[] {ByteSize.parse(text), 0};
       }
-      return new long[] {n << shift, 0};
+      long n = ByteSize.parse(text);
+      if (blockSize != null) {
+        return new long[] {0, n};
+      }
+      if (n > (Long.MAX_VALUE >> 10)) {
+        throw new IllegalArgumentException("'" + text + "' is too large a size (more than 2^63 - 1 bytes)");
+      }
+      return new long[] {n << 10, 0};
+    } catch (IllegalArgumentException e) {
+      throw new CliException("SIZE " + e.getMessage());
     }
-    long n = parseLong("SIZE", t);
-    return blockSize != null ? new long[] {0, n} : new long[] {n << 10, 0};
   }
 
   private static long parseLong(String what, String text) throws CliException {

@@ -205,7 +205,7 @@ class KernelToExt4jIT {
 
   @SuppressWarnings("unchecked")
   static Map<Long, Tx> fromJson(String json) {
-    Map<String, Object> root = (Map<String, Object>) io.ext4j.testkit.MiniJson.parse(json);
+    Map<String, Object> root = (Map<String, Object>) io.ext4j.bench.Json.read(json);
     Map<Long, Tx> out = new LinkedHashMap<>();
     for (Object o : (List<Object>) root.get("transactions")) {
       Map<String, Object> t = (Map<String, Object>) o;

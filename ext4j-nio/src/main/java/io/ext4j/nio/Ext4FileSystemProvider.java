@@ -228,16 +228,10 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
     if (v instanceof Number n) {
       return n.longValue();
     }
-    String s = v.toString().trim().toLowerCase(java.util.Locale.ROOT);
-    long unit = 1;
-    if (!s.isEmpty() && "kmgt".indexOf(s.charAt(s.length() - 1)) >= 0) {
-      unit = 1L << (10 * ("kmgt".indexOf(s.charAt(s.length() - 1)) + 1));
-      s = s.substring(0, s.length() - 1);
-    }
     try {
-      return Math.multiplyExact(Long.parseLong(s), unit);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException("option '" + key + "' must be a size (64m, 1g, bytes), not '" + v + "'");
+      return io.ext4j.fs.ByteSize.parse(v.toString());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("option '" + key + "' must be a size (64m, 1g, bytes): " + e.getMessage(), e);
     }
   }
 

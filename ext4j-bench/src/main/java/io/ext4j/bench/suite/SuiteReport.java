@@ -1,5 +1,8 @@
 package io.ext4j.bench.suite;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ext4j.bench.Json;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -9,7 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * A run's figures arranged as the report shows them: one table per scenario and variant (a row per
@@ -627,71 +629,62 @@ public final class SuiteReport {
    */
   public String json() {
     SuiteOptions o = result.options();
-    StringBuilder s = new StringBuilder("{");
-    s.append("\"started\":").append(str(result.started().toString()));
-    s.append(",\"seconds\":").append(num(result.took().toMillis() / 1000.0));
-    s.append(",\"options\":{\"scenarios\":").append(list(o.scenarios(), SuiteReport::str))
-        .append(",\"threads\":").append(list(o.threads(), String::valueOf))
-        .append(",\"blockSizes\":").append(list(o.blockSizes(), String::valueOf))
-        .append(",\"secondsPerCell\":").append(num(o.perCell().toMillis() / 1000.0))
-        .append(",\"slices\":").append(o.slices())
-        .append(",\"warmupSeconds\":").append(num(o.warmup().toMillis() / 1000.0))
-        .append(",\"imageBytes\":").append(o.imageSize()).append('}');
-    s.append(",\"machine\":").append(map(result.machine().facts(), SuiteReport::str));
-    s.append(",\"targets\":").append(map(result.targets(), m -> map(m, SuiteReport::str)));
-    s.append(",\"skipped\":").append(map(result.skipped(), SuiteReport::str));
-    s.append(",\"peakRssBytes\":").append(map(result.peakRssBytes(), v -> v < 0 ? "null" : v.toString()));
-    s.append(",\"engineMemory\":").append(map(result.engineMemory(), m -> m.failure() != null ? "{\"failure\":" + str(m.failure()) + "}"
-        : "{\"baselineBytes\":" + m.baselineBytes() + ",\"withEngineBytes\":" + m.withEngineBytes() + ",\"engineBytes\":"
-        + m.engineBytes() + "}"));
-    s.append(",\"cacheBytes\":").append(result.cacheBytes());
-    s.append(",\"loadAfter\":").append(str(result.loadAfter()));
-    s.append(",\"verdicts\":").append(list(verdicts(), SuiteReport::str));
-    s.append(",\"rows\":").append(list(result.rows(), r -> "{\"scenario\":" + str(r.scenario()) + ",\"variant\":"
-        + str(r.variant()) + ",\"target\":" + str(r.target()) + ",\"setting\":" + (r.setting() == null ? "null" : str(r.setting()))
-        + ",\"default\":" + r.isDefault() + ",\"threads\":" + r.threads() + ",\"bytesPerOp\":" + r.bytesPerOp()
-        + ",\"opsPerSec\":" + jnum(r.opsPerSec()) + ",\"meanMicros\":" + jnum(r.meanMicros()) + ",\"p50Micros\":" + jnum(r.p50Micros()) + ",\"p99Micros\":" + jnum(r.p99Micros())
-        + ",\"p999Micros\":" + jnum(r.p999Micros()) + ",\"operations\":" + r.operations() + ",\"seconds\":"
-        + jnum(r.seconds()) + ",\"failure\":" + (r.failure() == null ? "null" : str(r.failure())) + ",\"commitsPerSec\":"
-        + jnum(r.commitsPerSec()) + ",\"commitBusy\":" + jnum(r.commitBusy()) + ",\"processCores\":" + jnum(r.processCores()) + "}"));
-    return s.append("}\n").toString();
-  }
-
-  private static <T> String list(List<T> items, Function<T, String> f) {
-    List<String> parts = new ArrayList<>();
-    items.forEach(i -> parts.add(f.apply(i)));
-    return "[" + String.join(",", parts) + "]";
-  }
-
-  private static <V> String map(Map<String, V> m, Function<V, String> f) {
-    List<String> parts = new ArrayList<>();
-    new LinkedHashMap<>(m).forEach((k, v) -> parts.add(str(k) + ":" + f.apply(v)));
-    return "{" + String.join(",", parts) + "}";
-  }
-
-  static String str(String v) {
-    StringBuilder s = new StringBuilder("\"");
-    for (char c : v.toCharArray()) {
-      switch (c) {
-        case '"' -> s.append("\\\"");
-        case '\\' -> s.append("\\\\");
-        case '\n' -> s.append("\\n");
-        case '\r' -> s.append("\\r");
-        case '\t' -> s.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            s.append(String.format("\\u%04x", (int) c));
-          } else {
-            s.append(c);
-          }
-        }
+    ObjectNode root = Json.object();
+    root.put("started", result.started().toString());
+    root.put("seconds", Json.figure(result.took().toMillis() / 1000.0));
+    ObjectNode options = root.putObject("options");
+    o.scenarios().forEach(options.putArray("scenarios")::add);
+    o.threads().forEach(options.putArray("threads")::add);
+    o.blockSizes().forEach(options.putArray("blockSizes")::add);
+    options.put("secondsPerCell", Json.figure(o.perCell().toMillis() / 1000.0));
+    options.put("slices", o.slices());
+    options.put("warmupSeconds", Json.figure(o.warmup().toMillis() / 1000.0));
+    options.put("imageBytes", o.imageSize());
+    ObjectNode machine = root.putObject("machine");
+    result.machine().facts().forEach(machine::put);
+    ObjectNode targets = root.putObject("targets");
+    result.targets().forEach((scenario, how) -> how.forEach(targets.putObject(scenario)::put));
+    ObjectNode skipped = root.putObject("skipped");
+    result.skipped().forEach(skipped::put);
+    ObjectNode rss = root.putObject("peakRssBytes");
+    result.peakRssBytes().forEach((scenario, bytes) -> rss.put(scenario, bytes < 0 ? null : bytes));
+    ObjectNode engineMemory = root.putObject("engineMemory");
+    result.engineMemory().forEach((scenario, m) -> {
+      ObjectNode e = engineMemory.putObject(scenario);
+      if (m.failure() != null) {
+        e.put("failure", m.failure());
+      } else {
+        e.put("baselineBytes", m.baselineBytes());
+        e.put("withEngineBytes", m.withEngineBytes());
+        e.put("engineBytes", m.engineBytes());
       }
+    });
+    root.put("cacheBytes", result.cacheBytes());
+    root.put("loadAfter", result.loadAfter());
+    verdicts().forEach(root.putArray("verdicts")::add);
+    ArrayNode rows = root.putArray("rows");
+    for (CellResult r : result.rows()) {
+      ObjectNode row = rows.addObject();
+      row.put("scenario", r.scenario());
+      row.put("variant", r.variant());
+      row.put("target", r.target());
+      row.put("setting", r.setting());
+      row.put("default", r.isDefault());
+      row.put("threads", r.threads());
+      row.put("bytesPerOp", r.bytesPerOp());
+      row.put("opsPerSec", Json.figure(r.opsPerSec()));
+      row.put("meanMicros", Json.figure(r.meanMicros()));
+      row.put("p50Micros", Json.figure(r.p50Micros()));
+      row.put("p99Micros", Json.figure(r.p99Micros()));
+      row.put("p999Micros", Json.figure(r.p999Micros()));
+      row.put("operations", r.operations());
+      row.put("seconds", Json.figure(r.seconds()));
+      row.put("failure", r.failure());
+      row.put("commitsPerSec", Json.figure(r.commitsPerSec()));
+      row.put("commitBusy", Json.figure(r.commitBusy()));
+      row.put("processCores", Json.figure(r.processCores()));
     }
-    return s.append('"').toString();
-  }
-
-  private static String jnum(double v) {
-    return Double.isNaN(v) || Double.isInfinite(v) ? "null" : num(v);
+    return Json.write(root) + "\n";
   }
 
   private static String num(double v) {
