@@ -13,7 +13,6 @@ module io.ext4j.bench {
   requires java.desktop; // XChart draws with java.awt
   requires java.management;
   requires jdk.management; // com.sun.management.OperatingSystemMXBean: the process's CPU time
-  requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT
 
   exports io.ext4j.bench;
   exports io.ext4j.bench.suite;

@@ -1,6 +1,5 @@
 package io.ext4j.block;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -74,6 +73,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link ClosedChannelException}.
  */
 public final class FileBlockDevice implements BlockDevice {
+  /**
+   * O_DIRECT as an open option: the JDK's {@code com.sun.nio.file.ExtendedOpenOption.DIRECT} (module
+   * jdk.unsupported). Looked up by name: javac and javadoc warn on every direct use of that
+   * internal API, and the javadoc build fails on warnings.
+   */
+  public static final OpenOption O_DIRECT = extendedOption("DIRECT");
+
+  private static OpenOption extendedOption(String name) {
+    try {
+      for (Object c : Class.forName("com.sun.nio.file.ExtendedOpenOption").getEnumConstants()) {
+        if (((Enum<?>) c).name().equals(name)) {
+          return (OpenOption) c;
+        }
+      }
+    } catch (ClassNotFoundException e) {
+      throw new ExceptionInInitializerError("this JDK has no com.sun.nio.file.ExtendedOpenOption (module jdk.unsupported)");
+    }
+    throw new ExceptionInInitializerError("this JDK's com.sun.nio.file.ExtendedOpenOption has no " + name);
+  }
+
 
   /**
    * How to open a {@link FileBlockDevice}. Build with {@link #defaults()} and the {@code with}
@@ -181,7 +200,7 @@ public final class FileBlockDevice implements BlockDevice {
         throw new IllegalArgumentException("direct I/O on " + path + " needs a block size that is a multiple of "
             + alignment + " (the file store's block size), not " + blockSize);
       }
-      openOptions.add(ExtendedOpenOption.DIRECT);
+      openOptions.add(O_DIRECT);
     }
     if (options.createBlocks().isPresent()) {
       createImage(path, Math.multiplyExact(options.createBlocks().getAsLong(), (long) blockSize));

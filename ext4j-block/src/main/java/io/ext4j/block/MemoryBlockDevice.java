@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Each block is an immutable {@code byte[]} replaced whole on write (copy-on-write), so a reader
  * sees a block either before or after a concurrent write, never a mix, without locks; and
- * {@link #snapshot()} is cheap because snapshots share the unchanged arrays. Blocks never written
+ * {@link #snapshot(String)} is cheap because snapshots share the unchanged arrays. Blocks never written
  * read as zeros and take no memory.
  *
  * <p>{@link #zeroOut} drops the blocks (they read as zeros and take no memory again).

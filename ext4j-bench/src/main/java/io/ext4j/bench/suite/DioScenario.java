@@ -1,6 +1,6 @@
 package io.ext4j.bench.suite;
 
-import com.sun.nio.file.ExtendedOpenOption;
+import io.ext4j.block.FileBlockDevice;
 import io.ext4j.bench.TimedRun;
 import io.ext4j.fs.DioLocking;
 import java.io.IOException;
@@ -139,7 +139,7 @@ final class DioScenario implements Scenario {
     boolean random = op.startsWith("rand");
     long blocks = (holes ? HOLES : FILE) / bs;
     java.util.Set<java.nio.file.OpenOption> open = new java.util.HashSet<>(
-        List.of(StandardOpenOption.READ, StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT));
+        List.of(StandardOpenOption.READ, StandardOpenOption.WRITE, FileBlockDevice.O_DIRECT));
     if (dsync) {
       open.add(StandardOpenOption.DSYNC);
     }

@@ -574,7 +574,7 @@ public final class Ext4Superblock {
     return b.getInt(0x160);
   }
 
-  /** Groups per flex group (1 << s_log_groups_per_flex), 1 without flex_bg. */
+  /** Groups per flex group (1 &lt;&lt; s_log_groups_per_flex), 1 without flex_bg. */
   public int groupsPerFlex() {
     int log = Byte.toUnsignedInt(raw[0x174]);
     return (featureIncompat() & INCOMPAT_FLEX_BG) == 0 || log > 30 ? 1 : 1 << log;

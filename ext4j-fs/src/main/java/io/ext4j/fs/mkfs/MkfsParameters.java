@@ -99,7 +99,7 @@ public record MkfsParameters(
       return inodeRatio;
     }
 
-    /** The type of a filesystem of {@code bytes}: < 3 MiB, < 512 MiB, < 4 TiB, < 16 TiB, else huge. */
+    /** The type of a filesystem of {@code bytes}: under 3 MiB, 512 MiB, 4 TiB, 16 TiB, else huge. */
     public static SizeType of(long bytes) {
       long mib = 1L << 20;
       if (bytes < 3 * mib) {

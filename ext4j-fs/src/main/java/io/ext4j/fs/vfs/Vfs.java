@@ -1039,7 +1039,7 @@ public final class Vfs {
 
   /**
    * The entry {@code name} of directory {@code dir}: "." is {@code dir}, ".." its parent. The caller
-   * needs search permission on {@code dir}. Takes no reference: see {@link Lookups#lookup}.
+   * needs search permission on {@code dir}. Takes no reference: see {@code Lookups.lookup}.
    */
   public Attributes lookup(long dir, byte[] name, Credentials c) throws IOException {
     return onNode(dir, c, false, d -> {
