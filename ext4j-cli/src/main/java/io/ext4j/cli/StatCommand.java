@@ -1,5 +1,6 @@
 package io.ext4j.cli;
 
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.vfs.Vfs;
@@ -66,17 +67,17 @@ public final class StatCommand implements Callable<Integer> {
       out.printf(" Flags: 0x%08x (%s)%n", a.flags(), flagNames(a.flags()));
       out.println("Generation: " + Integer.toUnsignedString(a.generation()));
       if ((a.flags() & 0x80000) != 0) {
-        List<long[]> ext = fs.extents(a.ino()); // ext4's own view; the image is open read-only and locked, so the number stays this inode's
+        List<Extent> ext = fs.extents(a.ino()); // ext4's own view; the image is open read-only and locked, so the number stays this inode's
         long mapped = 0;
         long unwritten = 0;
-        for (long[] e : ext) {
-          mapped += e[2];
-          unwritten += e[3] != 0 ? e[2] : 0;
+        for (Extent e : ext) {
+          mapped += e.len();
+          unwritten += e.unwritten() ? e.len() : 0;
         }
         out.printf("Extents: %d, %d blocks mapped (%d unwritten)", ext.size(), mapped, unwritten);
         if (!ext.isEmpty()) {
-          long[] first = ext.getFirst();
-          out.printf("; first %d+%d at block %d", first[0], first[2], first[1]);
+          Extent first = ext.getFirst();
+          out.printf("; first %d+%d at block %d", first.lblk(), first.len(), first.pblk());
         }
         out.println();
       }

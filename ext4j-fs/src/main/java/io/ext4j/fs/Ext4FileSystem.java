@@ -10,6 +10,7 @@ import io.ext4j.fs.alloc.Groups;
 import io.ext4j.fs.namespace.DentryCache;
 import io.ext4j.fs.context.Features;
 import io.ext4j.fs.context.Fs;
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.namespace.InodeAttrs;
 import io.ext4j.fs.namespace.InodeLife;
@@ -1251,19 +1252,12 @@ public final class Ext4FileSystem implements AutoCloseable {
     return device.name();
   }
 
-  /** The file's extents (for tools and tests): {logical, physical, length, unwritten ? 1 : 0}. */
-  public List<long[]> extents(long ino) throws IOException {
+  /** The file's extents in logical order (for tools and tests); none for a file without an extent tree. */
+  public List<Extent> extents(long ino) throws IOException {
     return with(ino, i -> {
       i.map.readLock().lock();
       try {
-        List<long[]> out = new ArrayList<>();
-        if (!i.usesExtents()) {
-          return out;
-        }
-        for (var e : fs.extents.extents(i, 0, Long.MAX_VALUE)) {
-          out.add(new long[] {e.lblk(), e.pblk(), e.len(), e.unwritten() ? 1 : 0});
-        }
-        return out;
+        return i.usesExtents() ? List.copyOf(fs.extents.extents(i, 0, Long.MAX_VALUE)) : List.of();
       } finally {
         i.map.readLock().unlock();
       }

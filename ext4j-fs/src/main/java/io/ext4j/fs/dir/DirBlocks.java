@@ -3,7 +3,7 @@ package io.ext4j.fs.dir;
 import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.context.Fs;
-import io.ext4j.fs.extent.Extent;
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.file.FileIo;
 import io.ext4j.fs.format.DirBlock;
 import io.ext4j.fs.format.DxBlock;

@@ -78,16 +78,16 @@ public final class Directory {
   /** The entry named {@code name}, or null. */
   public Found lookup(Inode dir, byte[] name) throws IOException {
     if (inline(dir)) {
-      for (Object[] e : inlineEntries(dir)) {
-        if (Arrays.equals((byte[]) e[0], name)) {
-          return new Found((long) e[1], (int) e[2], -1, -1);
+      for (InlineEntry e : inlineEntries(dir)) {
+        if (Arrays.equals(e.name(), name)) {
+          return new Found(e.ino(), e.type(), -1, -1);
         }
       }
       return null;
     }
     if (blocks.indexed(dir) && !Arrays.equals(name, DOT) && !Arrays.equals(name, DOTDOT)) {
-      long[] f = htree.lookup(dir, name);
-      return f == null ? null : new Found(f[2], (int) f[3], f[0], (int) f[1]);
+      HTree.Hit f = htree.lookup(dir, name);
+      return f == null ? null : new Found(f.ino(), f.type(), f.leaf(), f.offset());
     }
     if (blocks.indexed(dir)) {
       long ino = Arrays.equals(name, DOT) ? dir.ino : htree.dotDot(dir);
@@ -257,10 +257,10 @@ public final class Directory {
   public List<Listed> list(Inode dir, long from, int max) throws IOException {
     List<Listed> out = new ArrayList<>();
     if (inline(dir)) {
-      List<Object[]> es = inlineEntries(dir);
+      List<InlineEntry> es = inlineEntries(dir);
       for (int i = (int) from; i < es.size() && out.size() < max; i++) {
-        Object[] e = es.get(i);
-        out.add(new Listed((byte[]) e[0], (long) e[1], (int) e[2], i + 1));
+        InlineEntry e = es.get(i);
+        out.add(new Listed(e.name(), e.ino(), e.type(), i + 1));
       }
       return out;
     }
@@ -273,9 +273,9 @@ public final class Directory {
         out.add(new Listed(DOTDOT, htree.dotDot(dir), t, 2));
       }
       if (out.size() < max) {
-        for (Object[] e : htree.list(dir, Math.max(from, 2), max - out.size())) {
-          DirBlock.Entry d = (DirBlock.Entry) e[1];
-          out.add(new Listed(d.name(), d.inode(), d.type(), (long) e[0] + 1));
+        for (HTree.Cookied e : htree.list(dir, Math.max(from, 2), max - out.size())) {
+          DirBlock.Entry d = e.entry();
+          out.add(new Listed(d.name(), d.inode(), d.type(), e.cookie() + 1));
         }
       }
       return out;
@@ -311,7 +311,7 @@ public final class Directory {
    */
   public long parentUnlocked(Inode dir) throws IOException {
     if (inline(dir)) {
-      return (long) inlineEntries(dir).get(1)[1];
+      return inlineEntries(dir).get(1).ino();
     }
     try (Buf b = fs.meta.read(blocks.physical(dir, 0))) {
       ByteBuffer le = ByteBuffer.wrap(b.array()).order(ByteOrder.LITTLE_ENDIAN);
@@ -331,15 +331,18 @@ public final class Directory {
     return f.inode();
   }
 
-  /** Inline-data directory entries: ".", "..", then those in i_block and system.data, as {name, inode, type}. */
-  private List<Object[]> inlineEntries(Inode dir) throws IOException {
+  /** An entry of an inline-data directory. */
+  private record InlineEntry(byte[] name, long ino, int type) {}
+
+  /** Inline-data directory entries: ".", "..", then those in i_block and system.data. */
+  private List<InlineEntry> inlineEntries(Inode dir) throws IOException {
     RawInode raw = dir.snapshot();
     byte[] all = InlineData.contents(fs, dir, raw);
-    List<Object[]> out = new ArrayList<>();
+    List<InlineEntry> out = new ArrayList<>();
     int t = fs.lay.fileType() ? 2 : 0;
-    out.add(new Object[] {DOT, dir.ino, t});
+    out.add(new InlineEntry(DOT, dir.ino, t));
     long parent = Integer.toUnsignedLong(ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
-    out.add(new Object[] {DOTDOT, parent, t});
+    out.add(new InlineEntry(DOTDOT, parent, t));
     addInline(dir, all, 4, 60, out);
     if (all.length > 60) {
       addInline(dir, all, 60, all.length, out);
@@ -347,12 +350,12 @@ public final class Directory {
     return out;
   }
 
-  private void addInline(Inode dir, byte[] all, int from, int to, List<Object[]> out) throws Ext4Exception {
+  private void addInline(Inode dir, byte[] all, int from, int to, List<InlineEntry> out) throws Ext4Exception {
     byte[] region = Arrays.copyOfRange(all, from, to);
     try {
       for (DirBlock.Entry e : DirBlock.parse(region, 1 << 20, region.length)) {
         if (!e.isFree()) {
-          out.add(new Object[] {e.name(), e.inode(), e.type()});
+          out.add(new InlineEntry(e.name(), e.inode(), e.type()));
         }
       }
     } catch (DirBlock.Malformed m) {

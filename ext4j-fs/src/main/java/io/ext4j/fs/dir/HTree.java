@@ -124,11 +124,17 @@ final class HTree {
     return childOf(dir, frames.getLast());
   }
 
-  /**
-   * The path to the next leaf after {@code frames}', with the hash its index entry starts at, or
-   * null at the last leaf.
-   */
-  Object[] next(Inode dir, List<Frame> frames) throws IOException {
+  /** The path to a leaf and the hash its index entry starts at. */
+  record NextLeaf(List<Frame> path, int startHash) {}
+
+  /** A name found: its leaf block, its entry's offset there, the inode it names and its file type. */
+  record Hit(long leaf, int offset, long ino, int type) {}
+
+  /** A live entry with the readdir cookie it sorts by. */
+  record Cookied(long cookie, DirBlock.Entry entry) {}
+
+  /** The path to the next leaf after {@code frames}', or null at the last leaf. */
+  NextLeaf next(Inode dir, List<Frame> frames) throws IOException {
     int level = frames.size() - 1;
     while (level >= 0 && frames.get(level).at() + 1 >= frames.get(level).count()) {
       level--;
@@ -151,13 +157,13 @@ final class HTree {
             DxBlock.limit(b.array(), DxBlock.NODE_COUNT_OFFSET)));
       }
     }
-    return new Object[] {path, startHash};
+    return new NextLeaf(path, startHash);
   }
 
   // ============================================================ lookup
 
-  /** Finds {@code name}: {lblk, offset, inode, type}, or null. */
-  long[] lookup(Inode dir, byte[] name) throws IOException {
+  /** Finds {@code name}, or null. */
+  Hit lookup(Inode dir, byte[] name) throws IOException {
     int major = DirHash.major(hash(name));
     List<Frame> frames = probe(dir, major);
     while (true) {
@@ -165,16 +171,14 @@ final class HTree {
       try (Buf b = blocks.readLeaf(dir, leaf)) {
         int off = blocks.find(dir, leaf, b.array(), name);
         if (off >= 0) {
-          return new long[] {leaf, off, DirBlock.inodeAt(b.array(), off), DirBlock.typeAt(b.array(), off)};
+          return new Hit(leaf, off, DirBlock.inodeAt(b.array(), off), DirBlock.typeAt(b.array(), off));
         }
       }
-      Object[] n = next(dir, frames);
-      if (n == null || ((int) n[1] & ~1) != major) {
+      NextLeaf n = next(dir, frames);
+      if (n == null || (n.startHash() & ~1) != major) {
         return null;
       }
-      @SuppressWarnings("unchecked")
-      List<Frame> path = (List<Frame>) n[0];
-      frames = path;
+      frames = n.path();
     }
   }
 
@@ -440,10 +444,10 @@ final class HTree {
 
   /**
    * Up to {@code max} live entries (not "." and "..") whose cookies are ≥ {@code from}, in cookie
-   * order, each as {cookie, entry}. Reads leaves from the one holding {@code from}'s hash on until
+   * order. Reads leaves from the one holding {@code from}'s hash on until
    * no later leaf can hold an entry that sorts before what it has.
    */
-  List<Object[]> list(Inode dir, long from, int max) throws IOException {
+  List<Cookied> list(Inode dir, long from, int max) throws IOException {
     int major = (int) ((from >>> 32) << 1);
     TreeMap<Long, DirBlock.Entry> found = new TreeMap<>();
     List<Frame> frames = probe(dir, major);
@@ -464,20 +468,18 @@ final class HTree {
       while (found.size() > max) {
         found.pollLastEntry();
       }
-      Object[] n = next(dir, frames);
+      NextLeaf n = next(dir, frames);
       if (n == null) {
         break;
       }
-      long nextStart = cookie((int) n[1] & ~1, 0);
+      long nextStart = cookie(n.startHash() & ~1, 0);
       if (found.size() >= max && nextStart > found.lastKey()) {
         break;
       }
-      @SuppressWarnings("unchecked")
-      List<Frame> path = (List<Frame>) n[0];
-      frames = path;
+      frames = n.path();
     }
-    List<Object[]> out = new ArrayList<>();
-    found.forEach((k, e) -> out.add(new Object[] {k, e}));
+    List<Cookied> out = new ArrayList<>();
+    found.forEach((k, e) -> out.add(new Cookied(k, e)));
     return out;
   }
 

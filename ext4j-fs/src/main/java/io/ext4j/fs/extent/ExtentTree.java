@@ -1,5 +1,6 @@
 package io.ext4j.fs.extent;
 
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.alloc.BlockAllocator;
 import io.ext4j.fs.format.FsLayout;

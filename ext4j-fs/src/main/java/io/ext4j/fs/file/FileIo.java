@@ -6,7 +6,7 @@ import io.ext4j.fs.Errno;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.alloc.BlockAllocator;
 import io.ext4j.fs.context.Fs;
-import io.ext4j.fs.extent.Extent;
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.inode.Inode;
 import io.ext4j.fs.meta.Tx;

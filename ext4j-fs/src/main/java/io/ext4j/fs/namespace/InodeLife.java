@@ -141,7 +141,7 @@ public final class InodeLife {
     if (inode.usesExtents()) {
       inode.map.writeLock().lock();
       try {
-        for (io.ext4j.fs.extent.Extent e : fs.extents.extents(inode, 0, Long.MAX_VALUE)) {
+        for (io.ext4j.fs.format.Extent e : fs.extents.extents(inode, 0, Long.MAX_VALUE)) {
           for (long b = e.pblk(); b < e.pblk() + e.len(); b++) {
             if (dir) {
               tx.forget(b);

@@ -7,7 +7,7 @@ import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.RenameMode;
 import io.ext4j.fs.namespace.DentryCache.Dentry;
 import io.ext4j.fs.dir.Directory;
-import io.ext4j.fs.extent.Extent;
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.file.FileIo;
 import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;

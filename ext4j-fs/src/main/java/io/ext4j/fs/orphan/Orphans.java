@@ -2,7 +2,7 @@ package io.ext4j.fs.orphan;
 
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.context.Fs;
-import io.ext4j.fs.extent.Extent;
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.format.OrphanBlock;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.inode.Inode;

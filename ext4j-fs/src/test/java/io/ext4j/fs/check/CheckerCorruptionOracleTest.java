@@ -1,5 +1,6 @@
 package io.ext4j.fs.check;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.block.FileBlockDevice;
@@ -93,14 +94,14 @@ class CheckerCorruptionOracleTest {
         long sub = ino(fs, "/dir/sub");
         long hdir = ino(fs, Fixture.HTREE_DIR);
         List<long[]> hdirBlocks = new ArrayList<>();
-        for (long[] e2 : fs.extents(hdir)) {
-          for (long i = 0; i < e2[2]; i++) {
-            hdirBlocks.add(new long[] {e2[0] + i, e2[1] + i});
+        for (Extent e2 : fs.extents(hdir)) {
+          for (long i = 0; i < e2.len(); i++) {
+            hdirBlocks.add(new long[] {e2.lblk() + i, e2.pblk() + i});
           }
         }
         targets = new Corruptions.Targets(dir, sub, ino(fs, "/dir/sub/deeper"), ino(fs, "/dir/a"), ino(fs, "/big"),
             ino(fs, "/sparse"), ino(fs, "/fast"), ino(fs, "/slow"), ino(fs, "/dir/fifo"), ino(fs, "/dir/chr"), hdir,
-            fs.extents(ino(fs, "/big")), hdirBlocks, fs.extents(dir).get(0)[1], fs.extents(sub).get(0)[1]);
+            fs.extents(ino(fs, "/big")), hdirBlocks, fs.extents(dir).get(0).pblk(), fs.extents(sub).get(0).pblk());
       }
     }
 

@@ -1,5 +1,6 @@
 package io.ext4j.fs.check;
 
+import io.ext4j.fs.format.Extent;
 import io.ext4j.fs.format.DirBlock;
 import io.ext4j.fs.format.DxBlock;
 import io.ext4j.fs.format.Ext4Superblock;
@@ -72,7 +73,7 @@ final class Corruptions {
 
   /** Where things are in the populated base image. */
   record Targets(long dir, long sub, long deeper, long a, long big, long sparse, long fast, long slow, long fifo,
-      long chr, long hdir, List<long[]> bigExtents, List<long[]> hdirBlocks, long dirBlock, long subBlock) {
+      long chr, long hdir, List<Extent> bigExtents, List<long[]> hdirBlocks, long dirBlock, long subBlock) {
     long[] files() {
       return new long[] {a, big, sparse};
     }
@@ -112,8 +113,8 @@ final class Corruptions {
     List<Kind> k = new ArrayList<>();
     // ---- bitmaps and counts
     k.add(new Kind("block bitmap: a used block marked free", Needs.ANY, c -> {
-      long[] e = c.t.bigExtents.get(c.r.nextInt(c.t.bigExtents.size()));
-      long b = e[1] + c.r.nextLong(e[2]);
+      Extent e = c.t.bigExtents.get(c.r.nextInt(c.t.bigExtents.size()));
+      long b = e.pblk() + c.r.nextLong(e.len());
       c.ed.blockBit(b, false);
       return Expect.block(b);
     }));
@@ -273,8 +274,8 @@ final class Corruptions {
     }));
     k.add(new Kind("extent beyond the filesystem", Needs.ANY, c -> editRootExtent(c, c.t.a, c.ed.sb.blocksCount() + c.r.nextInt(1000))));
     k.add(new Kind("blocks shared by two files", Needs.ANY, c -> {
-      long[] first = c.t.bigExtents.get(0);
-      editRootExtent(c, c.t.a, first[1] + c.r.nextInt((int) first[2] - 4));
+      Extent first = c.t.bigExtents.get(0);
+      editRootExtent(c, c.t.a, first.pblk() + c.r.nextInt((int) first.len() - 4));
       return Expect.inode(c.t.a).and(Expect.inode(c.t.big));
     }));
     k.add(new Kind("extent tree could be shorter (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {

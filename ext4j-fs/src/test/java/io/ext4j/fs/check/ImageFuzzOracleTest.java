@@ -1,5 +1,6 @@
 package io.ext4j.fs.check;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.block.BlockDevice;
@@ -360,14 +361,14 @@ class ImageFuzzOracleTest {
       while (!dirs.isEmpty()) {
         long d = dirs.poll();
         Attributes da = fs.getattr(d);
-        List<long[]> ext = fs.extents(d);
-        for (long[] e : ext) {
-          for (long k = 0; k < Math.min(e[2], 16); k++) {
-            dirBlocks.add(e[1] + k);
+        List<Extent> ext = fs.extents(d);
+        for (Extent e : ext) {
+          for (long k = 0; k < Math.min(e.len(), 16); k++) {
+            dirBlocks.add(e.pblk() + k);
           }
         }
         if ((da.flags() & RawInode.FL_INDEX) != 0 && !ext.isEmpty()) {
-          htree.add(ext.getFirst()[1]);
+          htree.add(ext.getFirst().pblk());
         }
         for (DirEntry e : all(fs, d)) {
           if (e.ino() != 0 && inodes.add(e.ino()) && e.type() == 2) {

@@ -1,5 +1,6 @@
 package io.ext4j.fs.engine;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Caller;
@@ -55,16 +56,16 @@ class AppendExtentsOracleTest {
         }
       }
       for (int f = 0; f < 2; f++) {
-        List<long[]> ext = fs.extents(inos[f]);
+        List<Extent> ext = fs.extents(inos[f]);
         // two blocks mapped, one hole, RUNS times over; a run is two extents where its blocks are not
         // physically contiguous (another file's blocks, or group metadata, between them)
         assertThat(ext.size()).as("file %d's extents", f).isBetween(RUNS, 2 * RUNS);
         java.util.BitSet mapped = new java.util.BitSet();
         long next = 0;
-        for (long[] e : ext) {
-          assertThat(e[0]).as("file %d: extents in order, apart", f).isGreaterThanOrEqualTo(next);
-          mapped.set((int) e[0], (int) (e[0] + e[2]));
-          next = e[0] + e[2];
+        for (Extent e : ext) {
+          assertThat(e.lblk()).as("file %d: extents in order, apart", f).isGreaterThanOrEqualTo(next);
+          mapped.set((int) e.lblk(), (int) (e.lblk() + e.len()));
+          next = e.lblk() + e.len();
         }
         java.util.BitSet model = new java.util.BitSet();
         for (int i = 0; i < RUNS; i++) {

@@ -147,7 +147,7 @@ class FaultInjectionTest {
     try (Ext4FileSystem fs = Ext4FileSystem.open(dev, Ext4Options.defaults(), false)) {
       sealedFile(fs, "data", data, false);
       long ino = fs.lookup(Ext4FileSystem.ROOT, bytes("data")).ino();
-      long block = fs.extents(ino).getFirst()[1];
+      long block = fs.extents(ino).getFirst().pblk();
       dev.inject(op -> op.kind() == FaultyBlockDevice.Kind.READ && op.covers(block));
       Ext4Exception e = null;
       try {

@@ -1,5 +1,6 @@
 package io.ext4j.fs.engine;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Caller;
@@ -169,11 +170,11 @@ class HoleFillExtentsOracleTest {
   private static void assertMapped(Ext4FileSystem fs, long ino, BitSet model, long seed) throws Exception {
     BitSet mapped = new BitSet();
     long next = 0;
-    for (long[] e : fs.extents(ino)) {
-      assertThat(e[0]).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
-      assertThat(e[3]).as("extent at %d left unwritten (seed %d)", e[0], seed).isZero();
-      mapped.set((int) e[0], (int) (e[0] + e[2]));
-      next = e[0] + e[2];
+    for (Extent e : fs.extents(ino)) {
+      assertThat(e.lblk()).as("extents in order, apart (seed %d)", seed).isGreaterThanOrEqualTo(next);
+      assertThat(e.unwritten()).as("extent at %d left unwritten (seed %d)", e.lblk(), seed).isFalse();
+      mapped.set((int) e.lblk(), (int) (e.lblk() + e.len()));
+      next = e.lblk() + e.len();
     }
     assertThat(mapped).as("mapped blocks (seed %d)", seed).isEqualTo(model);
   }

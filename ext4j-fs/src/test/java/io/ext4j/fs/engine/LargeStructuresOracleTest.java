@@ -1,5 +1,6 @@
 package io.ext4j.fs.engine;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -232,20 +233,20 @@ class LargeStructuresOracleTest {
           f.write(pos, chunk);
         }
       }
-      List<long[]> ext = fs.extents(ino);
+      List<Extent> ext = fs.extents(ino);
       // Counted as filefrag counts them: physically contiguous extents merge (one on-disk extent holds
       // at most 32,768 blocks, so 1 GiB is never fewer than eight entries). The kernel's own layout of
       // the same write on the same image is five such runs in nine entries (docs/BENCHMARKS.md).
       int runs = 0;
       for (int k = 0; k < ext.size(); k++) {
-        long[] e = ext.get(k);
-        if (k == 0 || ext.get(k - 1)[1] + ext.get(k - 1)[2] != e[1] || ext.get(k - 1)[0] + ext.get(k - 1)[2] != e[0]) {
+        Extent e = ext.get(k);
+        if (k == 0 || ext.get(k - 1).pblk() + ext.get(k - 1).len() != e.pblk() || ext.get(k - 1).lblk() + ext.get(k - 1).len() != e.lblk()) {
           runs++;
         }
       }
       System.out.printf("1 GiB sequential: %d extents in %d on-disk entries%n", runs, ext.size());
       assertThat(runs).as("contiguous extents of a sequentially written 1 GiB file: %s",
-          ext.stream().map(e -> e[0] + "+" + e[2] + "@" + e[1]).toList()).isLessThanOrEqualTo(8);
+          ext.stream().map(e -> e.lblk() + "+" + e.len() + "@" + e.pblk()).toList()).isLessThanOrEqualTo(8);
       assertThat(ext).as("on-disk extent entries").hasSizeLessThanOrEqualTo(12);
     }
     assertClean(img);

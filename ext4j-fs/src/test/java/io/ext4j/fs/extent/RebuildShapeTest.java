@@ -1,5 +1,6 @@
 package io.ext4j.fs.extent;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.format.ExtentNode;

@@ -1,5 +1,6 @@
 package io.ext4j.fs.kernel;
 
+import io.ext4j.fs.format.Extent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.fs.Attributes;
@@ -233,10 +234,10 @@ final class EngineManifest {
       off = end;
     }
     List<long[]> written = new ArrayList<>(); // the same from the extents: written ones, merged, clipped
-    for (long[] e : fs.extents(a.ino())) {
-      long start = e[0] * bs;
-      long end = Math.min((e[0] + e[2]) * bs, a.size());
-      if (e[3] != 0 || start >= end) {
+    for (Extent e : fs.extents(a.ino())) {
+      long start = e.lblk() * bs;
+      long end = Math.min((e.lblk() + e.len()) * bs, a.size());
+      if (e.unwritten() || start >= end) {
         continue;
       }
       if (!written.isEmpty() && written.getLast()[1] == start) {

@@ -1,4 +1,4 @@
-package io.ext4j.fs.extent;
+package io.ext4j.fs.format;
 
 /**
  * A mapping of {@code len} logical blocks from {@code lblk} to physical blocks from {@code pblk};
