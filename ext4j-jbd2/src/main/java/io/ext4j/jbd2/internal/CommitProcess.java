@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.OrderedData;
 import io.ext4j.jbd2.format.BlockTag;
 import io.ext4j.jbd2.format.CommitBlock;
@@ -12,6 +13,8 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The commit thread's work: wait for a commit request or the commit interval, then take the running
@@ -139,7 +142,57 @@ final class CommitProcess {
   void commit(Transaction t) throws IOException {
     assert e.commitMutex.isHeldByCurrentThread();
     e.options.batchingPolicy().beforeCommit(e.batchContext(t));
+    Switched switched = lockAndSwitch(t);
+    pointSuperblockAt(t);
+    // Ordered data: start every owner's writes now, wait for them after the log writes (below).
+    Map<OrderedData, List<OrderedData.Range>> ordered = submitOrderedData(t);
+    long commitAt = e.options.clock().nanoTime();
+    e.advance(t, TransactionState.COMMIT);
 
+    List<BufferHead> buffers = metadataBuffers(t);
+    LogImages log = encodeLog(t, buffers);
+    if (e.options.asyncCommit()) { // no ordered data: refused with async commit
+      writeLogAndCommitBlock(t, log);
+    } else {
+      writeLogBlocks(log);
+      awaitOrderedData(ordered.keySet());
+      flushBeforeCommitBlock(t);
+      writeCommitBlockAndFlush(t, log);
+    }
+    t.loggedBlocks = log.total();
+    t.metadataBlocks = buffers.size();
+
+    // Durable. Move buffers to this transaction's checkpoint list and on to their next owner.
+    boolean[] kept = checkpointAndRefile(t, buffers, log.unescaped());
+    recycleLogImages(log, kept);
+    refileForgotten(t);
+    queueForCheckpoint(t);
+
+    publishCommitted(t, switched, commitAt);
+    notifyCommitted(t);
+    e.advance(t, TransactionState.FINISHED);
+    e.checkpointer.afterCommit();
+  }
+
+  /** When {@code t} reached LOCKED and SWITCH, and when it left the state lock at FLUSH (clock nanos). */
+  private record Switched(long lockedAt, long switchedAt, long flushAt) {}
+
+  /**
+   * A commit's log blocks: where each goes and its image — the revoke blocks, then each descriptor
+   * followed by its buffers' images, then the commit block — and each buffer's image before escaping.
+   */
+  private record LogImages(long[] where, ByteBuffer[] images, byte[][] unescaped, int revokeBlocks, int perDescriptor,
+      int descriptors) {
+    int total() {
+      return images.length;
+    }
+  }
+
+  /**
+   * LOCKED → SWITCH → FLUSH under the state lock: waits until no handle updates {@code t}, drops its
+   * reserved buffers, makes it the committing transaction and wakes handles waiting for LOCKED → FLUSH.
+   */
+  private Switched lockAndSwitch(Transaction t) throws JournalAbortedException {
     long lockedAt;
     long switchedAt;
     e.stateLock.lock();
@@ -160,7 +213,10 @@ final class CommitProcess {
       e.stateLock.unlock();
     }
     long flushAt = e.options.clock().nanoTime();
+    return new Switched(lockedAt, switchedAt, flushAt);
+  }
 
+  private void pointSuperblockAt(Transaction t) throws IOException {
     // A clean superblock must point at this transaction before its commit block can matter; the
     // commit's flush makes the two durable together.
     e.checkpointMutex.lock();
@@ -169,22 +225,29 @@ final class CommitProcess {
     } finally {
       e.checkpointMutex.unlock();
     }
+  }
 
-    // Ordered data: start every owner's writes now, wait for them after the log writes (below).
-    java.util.Map<OrderedData, List<OrderedData.Range>> ordered = t.orderedSnapshot();
-    for (java.util.Map.Entry<OrderedData, List<OrderedData.Range>> o : ordered.entrySet()) {
+  /** Starts every ordered-data owner's writes; returns the owners and their ranges. */
+  private static Map<OrderedData, List<OrderedData.Range>> submitOrderedData(Transaction t) throws IOException {
+    Map<OrderedData, List<OrderedData.Range>> ordered = t.orderedSnapshot();
+    for (Map.Entry<OrderedData, List<OrderedData.Range>> o : ordered.entrySet()) {
       o.getKey().submit(o.getValue());
     }
-    long commitAt = e.options.clock().nanoTime();
-    e.advance(t, TransactionState.COMMIT);
+    return ordered;
+  }
 
-    List<BufferHead> buffers;
+  /** A copy of {@code t}'s metadata list, in commit order. */
+  private List<BufferHead> metadataBuffers(Transaction t) {
     e.listLock.lock();
     try {
-      buffers = new ArrayList<>(t.metadata);
+      return new ArrayList<>(t.metadata);
     } finally {
       e.listLock.unlock();
     }
+  }
+
+  /** Takes the log blocks {@code t} needs and encodes the revoke, descriptor, metadata and commit blocks. */
+  private LogImages encodeLog(Transaction t, List<BufferHead> buffers) {
     long[] revoked = t.revokedBlocks();
     int perRevoke = e.format.revokeRecordsPerBlock();
     int revokeBlocks = (revoked.length + perRevoke - 1) / perRevoke;
@@ -194,11 +257,30 @@ final class CommitProcess {
 
     long[] where = allocate(t, total);
     ByteBuffer[] images = new ByteBuffer[total];
+    int at = encodeRevokeBlocks(t, revoked, perRevoke, images);
+    byte[][] unescaped = new byte[buffers.size()][];
+    at = encodeMetadataBlocks(t, buffers, perDescriptor, images, at, unescaped);
+    images[at++] = encodeCommitBlock(t);
+    assert at == total;
+    return new LogImages(where, images, unescaped, revokeBlocks, perDescriptor, descriptors);
+  }
+
+  /** Encodes {@code t}'s revoke records into {@code images} from slot 0; returns the next free slot. */
+  private int encodeRevokeBlocks(Transaction t, long[] revoked, int perRevoke, ByteBuffer[] images) {
     int at = 0;
     for (int i = 0; i < revoked.length; i += perRevoke) {
       images[at++] = RevokeBlock.encode(e.format, t.tid, revoked, i, Math.min(revoked.length, i + perRevoke));
     }
-    byte[][] unescaped = new byte[buffers.size()][];
+    return at;
+  }
+
+  /**
+   * Encodes each descriptor followed by its (up to {@code perDescriptor}) buffers' log images into
+   * {@code images} from slot {@code at}, escaping an image that starts with the journal magic, and keeps each unescaped image
+   * in {@code unescaped}; returns the next free slot.
+   */
+  private int encodeMetadataBlocks(Transaction t, List<BufferHead> buffers, int perDescriptor, ByteBuffer[] images,
+      int at, byte[][] unescaped) {
     for (int first = 0; first < buffers.size(); first += perDescriptor) {
       int last = Math.min(buffers.size(), first + perDescriptor);
       int descriptorSlot = at++;
@@ -222,29 +304,53 @@ final class CommitProcess {
       }
       images[descriptorSlot] = DescriptorBlock.encode(e.format, t.tid, tags, block());
     }
+    return at;
+  }
+
+  /** {@code t}'s commit block, stamped with the clock's time now. */
+  private ByteBuffer encodeCommitBlock(Transaction t) {
     Instant now = e.options.clock().now();
-    images[at++] = CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano(), block());
-    assert at == total;
+    return CommitBlock.encode(e.format, t.tid, now.getEpochSecond(), now.getNano(), block());
+  }
 
-    if (e.options.asyncCommit()) { // no ordered data: refused with async commit
-      e.writeLog(where, images, total); // the commit block goes with the rest, in one vectored write when contiguous
-      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the one flush: it covers only what was written before it began
-      e.flushDevice();
-    } else {
-      e.writeLog(where, images, total - 1);
-      for (OrderedData owner : ordered.keySet()) {
-        owner.await(); // its data is on the device before the flush below, which precedes the commit block
-      }
-      e.advance(t, TransactionState.COMMIT_DFLUSH);
-      e.flushDevice();
-      e.advance(t, TransactionState.COMMIT_JFLUSH); // before the last flush begins (commitWillFlush)
-      e.writeLog(new long[] {where[total - 1]}, new ByteBuffer[] {images[total - 1]}, 1);
-      e.flushDevice();
+  /** Async commit: every log block and the commit block written, then the one flush. */
+  private void writeLogAndCommitBlock(Transaction t, LogImages log) throws IOException {
+    e.writeLog(log.where(), log.images(), log.total()); // the commit block goes with the rest, in one vectored write when contiguous
+    e.advance(t, TransactionState.COMMIT_JFLUSH); // before the one flush: it covers only what was written before it began
+    e.flushDevice();
+  }
+
+  /** Sync commit: every log block but the commit block. */
+  private void writeLogBlocks(LogImages log) throws IOException {
+    e.writeLog(log.where(), log.images(), log.total() - 1);
+  }
+
+  /** Sync commit: waits for each ordered-data owner's writes. */
+  private static void awaitOrderedData(Set<OrderedData> owners) throws IOException {
+    for (OrderedData owner : owners) {
+      owner.await(); // its data is on the device before the pre-commit flush, which precedes the commit block
     }
-    t.loggedBlocks = total;
-    t.metadataBlocks = buffers.size();
+  }
 
-    // Durable. Move buffers to this transaction's checkpoint list and on to their next owner.
+  /** Sync commit: the flush that makes the log blocks and ordered data durable before the commit block is written. */
+  private void flushBeforeCommitBlock(Transaction t) throws IOException {
+    e.advance(t, TransactionState.COMMIT_DFLUSH);
+    e.flushDevice();
+  }
+
+  /** Sync commit: the commit block, then the flush that makes it durable. */
+  private void writeCommitBlockAndFlush(Transaction t, LogImages log) throws IOException {
+    int total = log.total();
+    e.advance(t, TransactionState.COMMIT_JFLUSH); // before the last flush begins (commitWillFlush)
+    e.writeLog(new long[] {log.where()[total - 1]}, new ByteBuffer[] {log.images()[total - 1]}, 1);
+    e.flushDevice();
+  }
+
+  /**
+   * Moves each logged buffer's checkpoint claim to {@code t}, settles its undo image and refiles it;
+   * returns which unescaped images are kept as committed data.
+   */
+  private boolean[] checkpointAndRefile(Transaction t, List<BufferHead> buffers, byte[][] unescaped) {
     boolean[] kept = new boolean[buffers.size()];
     for (int i = 0; i < buffers.size(); i++) {
       BufferHead b = buffers.get(i);
@@ -253,7 +359,7 @@ final class CommitProcess {
         if (b.committedData != null) {
           if (b.undoTransaction != null && b.undoTransaction != t) {
             // A newer transaction asked for undo access: it needs the image that just became durable.
-            b.committedData = unescaped[i]; // kept: not recycled below
+            b.committedData = unescaped[i]; // kept: recycleLogImages leaves it
             kept[i] = true;
           } else {
             releaseUndo(b, t); // nobody newer wants it: the live data is the committed image now
@@ -262,6 +368,14 @@ final class CommitProcess {
         refile(b, t);
       }
     }
+    return kept;
+  }
+
+  private void recycleLogImages(LogImages log, boolean[] kept) {
+    byte[][] unescaped = log.unescaped();
+    ByteBuffer[] images = log.images();
+    int revokeBlocks = log.revokeBlocks();
+    int perDescriptor = log.perDescriptor();
     // The device has the log images (writes are synchronous); their arrays serve the next commit,
     // except an image kept as committed data.
     for (int i = 0; i < unescaped.length; i++) {
@@ -273,10 +387,14 @@ final class CommitProcess {
         recycle(unescaped[i]);
       }
     }
-    for (int d = 0; d < descriptors; d++) {
+    for (int d = 0; d < log.descriptors(); d++) {
       recycle(images[revokeBlocks + d * (perDescriptor + 1)].array());
     }
-    recycle(images[total - 1].array());
+    recycle(images[log.total() - 1].array());
+  }
+
+  /** Takes {@code t}'s forget list: each buffer loses its undo image and its checkpoint claim, and is refiled. */
+  private void refileForgotten(Transaction t) {
     List<BufferHead> forgotten;
     e.listLock.lock();
     try {
@@ -303,6 +421,10 @@ final class CommitProcess {
         refile(b, t);
       }
     }
+  }
+
+  /** Hands {@code t} to the checkpointer if it has buffers to write home. */
+  private void queueForCheckpoint(Transaction t) {
     e.listLock.lock();
     try {
       if (!t.checkpoint.isEmpty()) {
@@ -311,31 +433,39 @@ final class CommitProcess {
     } finally {
       e.listLock.unlock();
     }
+  }
 
+  /**
+   * COMMIT_CALLBACK under the state lock: ends the commit, updates the averages and statistics and
+   * publishes {@code t} as committed.
+   */
+  private void publishCommitted(Transaction t, Switched switched, long commitAt) {
     long doneAt;
     e.stateLock.lock();
     try {
       e.advanceLocked(t, TransactionState.COMMIT_CALLBACK);
       e.finishCommittingLocked(t);
       doneAt = e.options.clock().nanoTime();
-      long commitTime = doneAt - flushAt;
+      long commitTime = doneAt - switched.flushAt();
       long avg = averageCommitNanos;
       averageCommitNanos = avg == 0 ? commitTime : (commitTime + 3 * avg) / 4;
       previousCommitHandles = t.handleCount;
       e.forgetOldWritersLocked(t.tid);
       // counted before it is published: a snapshot taken once a commit wait or check returns includes it
-      e.stats.commit(t, lockedAt, switchedAt, flushAt, commitAt, doneAt); // the stats lock nests inside
+      e.stats.commit(t, switched.lockedAt(), switched.switchedAt(), switched.flushAt(), commitAt, doneAt); // the stats lock nests inside
       e.commits.publish(t);
       e.spaceFreed.signalAll();
     } finally {
       e.stateLock.unlock();
     }
+  }
+
+  /** Wakes {@code t}'s commit waiters, then tells the commit listeners. */
+  private void notifyCommitted(Transaction t) {
     e.commits.wake(t);
     for (io.ext4j.jbd2.CommitListener l : e.commitListeners) {
       l.committed(t.tid); // in tid order: commits are serial (commit mutex); a throw aborts the journal
     }
-    e.advance(t, TransactionState.FINISHED);
-    e.checkpointer.afterCommit();
   }
 
   /** Takes {@code total} consecutive-in-log blocks from the head, charging the transaction's reserve. */
