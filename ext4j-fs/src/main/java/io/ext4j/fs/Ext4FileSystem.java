@@ -3,46 +3,31 @@ package io.ext4j.fs;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.ConcatBlockDevice;
 import io.ext4j.block.FileBlockDevice;
-import io.ext4j.block.OverlayBlockDevice;
 import io.ext4j.block.cache.BlockCache;
 import io.ext4j.fs.alloc.BlockAllocator;
-import io.ext4j.fs.alloc.Groups;
 import io.ext4j.fs.namespace.DentryCache;
-import io.ext4j.fs.context.Features;
 import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.format.Extent;
-import io.ext4j.fs.format.FsLayout;
 import io.ext4j.fs.namespace.InodeAttrs;
 import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.fs.namespace.Namespace;
-import io.ext4j.fs.context.SuperblockState;
 import io.ext4j.fs.dir.Directory;
 import io.ext4j.fs.file.FileIo;
 import io.ext4j.fs.format.Ext4Superblock;
-import io.ext4j.fs.format.PosixAcl;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.format.XattrName;
 import io.ext4j.fs.inode.Inode;
-import io.ext4j.fs.meta.JournaledStore;
-import io.ext4j.fs.meta.MetaStore;
 import io.ext4j.fs.meta.Tx;
-import io.ext4j.fs.meta.UnjournaledStore;
 import io.ext4j.fs.orphan.Orphans;
 import io.ext4j.fs.vfs.Credentials;
 import io.ext4j.fs.vfs.Kernel;
 import io.ext4j.fs.vfs.Privileges;
 import io.ext4j.fs.vfs.Vfs;
-import io.ext4j.fs.xattr.AclRules;
 import io.ext4j.fs.xattr.Xattrs;
 import io.ext4j.jbd2.Journal;
-import io.ext4j.jbd2.JournalOptions;
-import io.ext4j.jbd2.JournalRecovery;
-import io.ext4j.jbd2.format.JournalFeature;
-import io.ext4j.jbd2.format.JournalSuperblock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -97,7 +82,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   private boolean closed; // guarded by this
   private Ext4Exception shutDown; // the shutdown's cause once the filesystem is shut down; guarded by this
 
-  private Ext4FileSystem(Fs fs, BlockDevice device, boolean closeDevice, Ext4Options options, Journal journal, String readOnlyReason) {
+  Ext4FileSystem(Fs fs, BlockDevice device, boolean closeDevice, Ext4Options options, Journal journal, String readOnlyReason) {
     this.fs = fs;
     this.device = device;
     this.closeDevice = closeDevice;
@@ -215,7 +200,7 @@ public final class Ext4FileSystem implements AutoCloseable {
    *     read at open fails its checks (naming the structure and where)
    */
   public static Ext4FileSystem open(Path image, Ext4Options options) throws IOException {
-    FileBlockDevice dev = FileBlockDevice.open(image, blockSizeOf(image), FileBlockDevice.Options.defaults().withReadOnly(options.readOnly())
+    FileBlockDevice dev = FileBlockDevice.open(image, Ext4Opener.blockSizeOf(image), FileBlockDevice.Options.defaults().withReadOnly(options.readOnly())
         .withDirect(options.directDevice()));
     try {
       if (!options.readOnly()) {
@@ -232,18 +217,6 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
   }
 
-  /** The block size the superblock of the image at {@code image} names (read through 1 KiB blocks). */
-  private static int blockSizeOf(Path image) throws IOException {
-    try (FileBlockDevice probe = FileBlockDevice.open(image, 1024, FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      return readSuperblock(probe).blockSize();
-    }
-  }
-
-  /** Reads and decodes the superblock through a device of any block size. */
-  static Ext4Superblock readSuperblock(BlockDevice device) throws IOException {
-    return Ext4JournalLocator.readSuperblock(device);
-  }
-
   /**
    * Opens the filesystem on {@code device}, whose block size must be the filesystem's.
    *
@@ -254,7 +227,7 @@ public final class Ext4FileSystem implements AutoCloseable {
    * @param closeDevice whether {@link #close} closes the device
    */
   public static Ext4FileSystem open(BlockDevice device, Ext4Options options, boolean closeDevice) throws IOException {
-    return openWith(device, options, closeDevice, null, -1);
+    return Ext4Opener.open(device, options, closeDevice, null, -1);
   }
 
   /**
@@ -269,7 +242,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   public static Ext4FileSystem open(BlockDevice device, BlockDevice journalDevice, Ext4Options options, boolean closeDevices)
       throws IOException {
     ConcatBlockDevice both = new ConcatBlockDevice(device, journalDevice);
-    return openWith(both, options, closeDevices, journalDevice.name(), both.secondStart());
+    return Ext4Opener.open(both, options, closeDevices, journalDevice.name(), both.secondStart());
   }
 
   /**
@@ -277,10 +250,10 @@ public final class Ext4FileSystem implements AutoCloseable {
    * file or block device); a read-write open locks both. Otherwise as {@link #open(Path, Ext4Options)}.
    */
   public static Ext4FileSystem open(Path image, Path journalDevice, Ext4Options options) throws IOException {
-    ConcatBlockDevice both = ConcatBlockDevice.open(image, journalDevice, blockSizeOf(image),
+    ConcatBlockDevice both = ConcatBlockDevice.open(image, journalDevice, Ext4Opener.blockSizeOf(image),
         FileBlockDevice.Options.defaults().withReadOnly(options.readOnly()), !options.readOnly());
     try {
-      return openWith(both, options, true, journalDevice.toString(), both.secondStart());
+      return Ext4Opener.open(both, options, true, journalDevice.toString(), both.secondStart());
     } catch (IOException | RuntimeException e) {
       try {
         both.close();
@@ -291,186 +264,8 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
   }
 
-  private static Ext4FileSystem openWith(BlockDevice device, Ext4Options options, boolean closeDevice, String journalName,
-      long externalStart) throws IOException {
-    long fsBlocks = externalStart >= 0 ? externalStart : device.blockCount();
-    byte[] raw = Ext4JournalLocator.readBytes(device, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
-    Ext4Superblock sb;
-    Ext4FormatException primaryFailure = null;
-    try {
-      sb = Ext4Superblock.decode(device.name(), raw);
-    } catch (Ext4FormatException e) {
-      Ext4Superblock unverified;
-      try {
-        unverified = Ext4Superblock.decodeIgnoringChecksum(device.name(), raw);
-      } catch (Ext4FormatException worse) {
-        throw e;
-      }
-      if (unverified.checksumValid()) {
-        throw e;
-      }
-      sb = unverified;
-      primaryFailure = e;
-    }
-    if (sb.blockSize() != device.blockSize()) {
-      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0x18, "the filesystem's block size is "
-          + sb.blockSize() + " but the device was opened with blocks of " + device.blockSize());
-    }
-    if (sb.blocksCount() > fsBlocks) {
-      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 4, "the filesystem has " + sb.blocksCount()
-          + " blocks but the device only " + fsBlocks + " (truncated image?)");
-    }
-    if (externalStart >= 0 && (!sb.hasJournal() || sb.journalInode() != 0)) {
-      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0xE0, "a journal device was given, but the filesystem "
-          + (sb.hasJournal() ? "has an internal journal (inode " + sb.journalInode() + ")" : "has no journal"));
-    }
-    if (sb.hasCompat(Ext4Superblock.COMPAT_DIR_INDEX) && (sb.defaultHashVersion() < 0 || sb.defaultHashVersion() > 5)) {
-      // e2fsck passes it (each htree root names its own), but every name lookup here hashes with it
-      throw new Ext4FormatException(device.name(), Ext4Superblock.OFFSET + 0xFC, "default directory hash version "
-          + sb.defaultHashVersion() + " is unknown (0-5)");
-    }
-    String reason = Features.readOnlyReason(device.name(), sb, externalStart >= 0);
-    boolean readOnly = options.readOnly() || device.isReadOnly() || reason != null;
-    if (!options.readOnly() && reason != null) {
-      reason = "opened read-only: " + reason;
-    } else if (readOnly && reason == null) {
-      reason = device.isReadOnly() && !options.readOnly() ? "the device is read-only" : "opened read-only";
-    }
-    BlockDevice dev = device;
-    Journal journal = null;
-    BlockCache cache = null;
-    if (sb.hasJournal() && (sb.journalInode() != 0 || externalStart >= 0)) {
-      JournalLocation loc = externalStart >= 0 ? Ext4JournalLocator.locateExternal(dev, externalStart, sb, journalName)
-          : Ext4JournalLocator.locate(dev, sb);
-      if (loc.damagedInode() != null && !readOnly) {
-        // e2fsck's answer to a damaged journal inode: the superblock's backup of its blocks, written back
-        Ext4JournalLocator.repairJournalInode(dev, sb, loc);
-        dev.flush();
-      }
-      boolean dirty = JournalRecovery.readSuperblock(dev, loc.journalMap()).start() != 0;
-      boolean torn = false;
-      if (primaryFailure != null && !dirty) {
-        checkTorn(device, sb, primaryFailure);
-        primaryFailure = null; // repaired when written at mount
-        torn = true;
-      }
-      if (readOnly && dirty) {
-        dev = new OverlayBlockDevice(device); // replay into memory only
-      }
-      if (options.bulkLoad() && dirty) {
-        throw new Ext4Exception(Errno.EINVAL, 0, null, device.name() + ": bulk loading needs an empty journal; this one needs recovery");
-      }
-      if (dirty) {
-        JournalSuperblock jsb = JournalRecovery.readSuperblock(dev, loc.journalMap());
-        if (jsb.has(JournalFeature.FAST_COMMIT)) {
-          // full commits and then fast commits, offline (the journal engine knows no filesystem)
-          Ext4Recovery.Result r = Ext4Recovery.recover(dev, loc.journalMap(), jsb);
-          JournalRecovery.markEmpty(dev, loc.journalMap(), jsb, r.journal());
-        }
-      }
-      if (!readOnly && !options.bulkLoad()) {
-        Ext4Recovery.retireFastCommitArea(dev, loc.journalMap(), JournalRecovery.readSuperblock(dev, loc.journalMap()));
-      }
-      if ((!readOnly && !options.bulkLoad()) || dirty) {
-        cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), sb.blockSize()));
-        // A transaction's buffers stay in the cache until it commits: cap them well below its size.
-        int cap = Math.max(256, cache.options().capacityBlocks() / 4);
-        JournalOptions jo = options.journal().toBuilder().checksumV3(sb.hasMetadataCsum()).bit64(sb.is64Bit())
-            .maxTransactionBuffers(options.journal().maxTransactionBuffers() == 0 ? cap
-                : Math.min(cap, options.journal().maxTransactionBuffers())).build();
-        journal = Journal.open(dev, loc.journalMap(), jo, cache);
-        // Recovery may have replayed the superblock; then it must verify.
-        byte[] again = Ext4JournalLocator.readBytes(dev, Ext4Superblock.OFFSET, Ext4Superblock.SIZE);
-        sb = torn ? Ext4Superblock.decodeIgnoringChecksum(dev.name(), again) : Ext4Superblock.decode(dev.name(), again);
-        if (readOnly) {
-          journal.closeWithoutCheckpoint();
-          journal = null;
-          cache = null;
-        }
-      }
-    }
-    if (primaryFailure != null) {
-      checkTorn(device, sb, primaryFailure); // no journal to rewrite it
-    }
-    FsLayout lay = FsLayout.of(device.name(), sb);
-    if (cache == null) {
-      cache = new BlockCache(dev, BlockCache.Options.ofBytes(options.cacheBytes(), lay.blockSize()));
-    }
-    MetaStore meta = journal != null ? new JournaledStore(dev, cache, journal) : new UnjournaledStore(dev, cache);
-    Groups groups;
-    SuperblockState state;
-    try {
-      groups = Groups.load(lay, sb, meta);
-      state = new SuperblockState(lay, sb, groups::freeBlocks, groups::freeInodes);
-    } catch (IOException | RuntimeException e) {
-      if (journal != null) {
-        try {
-          journal.close();
-        } catch (IOException | RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-      }
-      throw e;
-    }
-    Fs fs = new Fs(lay, dev, cache, meta, groups, state, options.clock(), readOnly, options.inodeCacheSize());
-    Ext4FileSystem f = new Ext4FileSystem(fs, dev, closeDevice, options, journal, readOnly ? reason : null);
-    try {
-      f.mount();
-    } catch (IOException | RuntimeException e) {
-      try {
-        f.shutdown(false);
-      } catch (IOException | RuntimeException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    }
-    return f;
-  }
-
-  /** ro_compat bits the kernel sets in the primary superblock only, so a backup may lack them. */
-  private static final int KERNEL_SET_RO_COMPAT = Ext4Superblock.RO_COMPAT_LARGE_FILE | Ext4Superblock.RO_COMPAT_HUGE_FILE
-      | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT;
-
-  /**
-   * Accepts a primary superblock whose checksum fails as a write of ext4j's own torn by a crash —
-   * the mount and unmount writes go straight to the device (the kernel's way; needs_recovery must be
-   * on disk before the log holds anything) and a superblock spans two 512-byte sectors, each of
-   * which then holds either version, every field valid — when the journal has nothing to replay and
-   * the backup superblock in group 1, if the filesystem has one, agrees on every field that never
-   * changes after mkfs. The mount rewrites it with a correct checksum. Anything else is corruption.
-   */
-  private static void checkTorn(BlockDevice device, Ext4Superblock primary, Ext4FormatException failure) throws IOException {
-    if (primary.groupCount() < 2) {
-      return; // no backup to compare with
-    }
-    long backupBlock = primary.firstDataBlock() + primary.blocksPerGroup();
-    Ext4Superblock backup;
-    try {
-      backup = Ext4Superblock.decode(device.name(),
-          Ext4JournalLocator.readBytes(device, backupBlock * primary.blockSize(), Ext4Superblock.SIZE));
-    } catch (Ext4FormatException e) {
-      failure.addSuppressed(e);
-      throw failure;
-    }
-    boolean agrees = java.util.Arrays.equals(backup.uuidBytes(), primary.uuidBytes())
-        && backup.blocksCount() == primary.blocksCount() && backup.inodesCount() == primary.inodesCount()
-        && backup.blockSize() == primary.blockSize() && backup.blocksPerGroup() == primary.blocksPerGroup()
-        && backup.inodesPerGroup() == primary.inodesPerGroup() && backup.inodeSize() == primary.inodeSize()
-        && backup.journalInode() == primary.journalInode() && backup.checksumSeed() == primary.checksumSeed()
-        && backup.checksumType() == primary.checksumType() && backup.revLevel() == primary.revLevel()
-        && backup.firstInode() == primary.firstInode() && backup.descriptorSize() == primary.descriptorSize()
-        && backup.firstDataBlock() == primary.firstDataBlock() && backup.logGroupsPerFlex() == primary.logGroupsPerFlex()
-        && backup.defaultHashVersion() == primary.defaultHashVersion()
-        && java.util.Arrays.equals(backup.hashSeed(), primary.hashSeed())
-        && backup.featureCompat() == primary.featureCompat()
-        && (backup.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER) == (primary.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER)
-        && (backup.featureRoCompat() | KERNEL_SET_RO_COMPAT) == (primary.featureRoCompat() | KERNEL_SET_RO_COMPAT);
-    if (!agrees) {
-      throw failure;
-    }
-  }
-
-  private void mount() throws IOException {
+  /** Loads the orphans, finishes what a crash left of them and writes the mounted superblock; {@link Ext4Opener} calls it once. */
+  void mount() throws IOException {
     try {
       orphans.load();
     } catch (Ext4Exception e) {
@@ -569,7 +364,7 @@ public final class Ext4FileSystem implements AutoCloseable {
     shutdown(true);
   }
 
-  private void shutdown(boolean clean) throws IOException {
+  void shutdown(boolean clean) throws IOException {
     IOException failure = null;
     try {
       if (clean && !fs.readOnly && fs.failure() == null) {
