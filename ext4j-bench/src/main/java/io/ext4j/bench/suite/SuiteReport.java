@@ -4,19 +4,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ext4j.bench.Json;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * A run's figures arranged as the report shows them: one table per scenario and variant (a row per
  * thread count, a column per target, then the ratios the issue asks for), and the verdict on each
- * target figure. Pure: reads a {@link SuiteResult}, writes nothing.
+ * target figure ({@link Verdicts} judges, this words them). Pure: reads a {@link SuiteResult}, writes
+ * nothing.
  */
 public final class SuiteReport {
   /** A table: its title, column names and cells (already formatted). */
@@ -28,9 +26,6 @@ public final class SuiteReport {
       return numerator + " ÷ " + denominator;
     }
   }
-
-  /** The memory target: the engine within its configured cache plus this much. */
-  static final int ENGINE_SLACK_MIB = 128;
 
   private static final List<Ratio> RATIOS = List.of(new Ratio(Target.EXT4J, Target.HOST), new Ratio(Target.EXT4J, Target.LOOP),
       new Ratio(Target.EXT4J, FioBound.TARGET), new Ratio(Target.EXT4J, CommitIoBound.TARGET), new Ratio(Target.EXT4J, Target.FUSE2FS),
@@ -172,319 +167,33 @@ public final class SuiteReport {
     return n.isPresent() && d.isPresent() ? Optional.of(n.get() / d.get()) : Optional.empty();
   }
 
-  private static Optional<CellResult> bestPolicy(List<CellResult> rows, int threads) {
+  /** The fastest row at {@code threads} of those that ran with a setting (the default's among them). */
+  static Optional<CellResult> bestPolicy(List<CellResult> rows, int threads) {
     return rows.stream().filter(r -> r.setting() != null && r.threads() == threads && r.failure() == null)
         .max(java.util.Comparator.comparingDouble(CellResult::opsPerSec));
   }
 
   /**
-   * The issue's figures for each scenario that ran, each "met" or "not met" with the measurement that
-   * decides it (or "not measured" with the reason).
+   * The issue's figures for each scenario that ran ({@link Verdicts}), each "met" or "not met" with the
+   * measurement that decides it (or "not measured" with the reason), as every output words them.
    */
   public List<String> verdicts() {
-    List<String> out = new ArrayList<>();
-    fsyncVerdicts(out);
-    dioVerdicts(out);
-    metadataVerdicts(out);
-    committedVerdict(out);
-    List<CellResult> pop = rowsOf(PopulateScenario.NAME, PopulateScenario.VARIANT);
-    if (!pop.isEmpty()) {
-      out.add(verdict("populate: ext4j mkfs -d no slower than mke2fs -d", pop, Target.EXT4J, PopulateScenario.MKE2FS, List.of(1),
-          1.0));
-    }
-    memoryVerdict(out);
-    return out;
+    return Verdicts.of(this).stream().map(SuiteReport::render).toList();
   }
 
-  /** The engine's resident memory (its probe's) within its configured cache plus {@value #ENGINE_SLACK_MIB} MiB, per scenario. */
-  private void memoryVerdict(List<String> out) {
-    if (result.engineMemory().isEmpty()) {
-      return;
-    }
-    long limit = result.cacheBytes() + ((long) ENGINE_SLACK_MIB << 20);
-    boolean met = true;
-    boolean measured = false;
-    List<String> figures = new ArrayList<>();
-    for (Map.Entry<String, MemoryProbe.Result> e : result.engineMemory().entrySet()) {
-      MemoryProbe.Result m = e.getValue();
-      if (m.failure() != null) {
-        figures.add(e.getKey() + ": not measured, " + m.failure());
-        continue;
-      }
-      measured = true;
-      met &= m.engineBytes() <= limit;
-      figures.add(e.getKey() + " " + mib(m.engineBytes()));
-    }
-    out.add("memory: the engine within its cache + " + ENGINE_SLACK_MIB + " MiB (" + mib(limit) + "; peak RSS it adds to a JVM "
-        + "running the same workload on kernel-host): " + (!measured ? "not measured" : met ? "met" : "not met") + " ("
-        + String.join(", ", figures) + ")");
+  /** A verdict as the report words it: {@code target: met (evidence; note; …)}. */
+  public static String render(Verdict v) {
+    StringBuilder s = new StringBuilder(v.target()).append(": ").append(switch (v.outcome()) {
+      case MET -> "met";
+      case NOT_MET -> "not met";
+      case NOT_MEASURED -> "not measured";
+    }).append(" (").append(v.evidence());
+    v.notes().forEach(n -> s.append("; ").append(n));
+    return s.append(')').toString();
   }
 
-  private static String mib(long bytes) {
+  static String mib(long bytes) {
     return (bytes >> 20) + " MiB";
-  }
-
-  private void fsyncVerdicts(List<String> out) {
-    List<CellResult> fsync = rowsOf(FsyncScenario.NAME, "fsync");
-    if (fsync.isEmpty()) {
-      return;
-    }
-    List<Integer> threads = threadsOf(fsync);
-    List<Integer> big = threads.stream().filter(t -> t >= 16).toList();
-    out.add(withCommitBound(verdict("fsync: ext4j ≥ kernel-host at 16+ threads", fsync, Target.EXT4J, Target.HOST, big, 1.0),
-        fsync, big));
-    String loop = withCommitBound(verdict("fsync: ext4j ≥ 2× kernel-loop at every thread count", fsync, Target.EXT4J, Target.LOOP,
-        threads, 2.0), fsync, threads);
-    List<String> loopBounds = loneWriterBounds(fsync, Target.LOOP);
-    if (ratio(fsync, Target.EXT4J, Target.LOOP, 1).filter(q -> q < 2.0).isPresent() && !loopBounds.isEmpty()) {
-      loop = amended(loop, "at 1 thread, of kernel-loop, " + String.join(", ", loopBounds));
-    }
-    out.add(loop);
-    String lone = verdict("fsync: ext4j ≥ 0.7 of kernel-host at 1 thread", fsync, Target.EXT4J, Target.HOST,
-        threads.contains(1) ? List.of(1) : List.of(), 0.7);
-    List<String> hostBounds = loneWriterBounds(fsync, Target.HOST);
-    if (lone.contains("not met") && !hostBounds.isEmpty()) {
-      // an append's fsync on kernel-host may wait for one flush (a host file system without a journal, as here)
-      lone = amended(lone, "of kernel-host, " + String.join(", ", hostBounds));
-    }
-    out.add(lone);
-    List<String> worst = new ArrayList<>();
-    boolean met = true;
-    for (String variant : List.of("fsync", FsyncScenario.DIRSYNC)) {
-      List<CellResult> rows = rowsOf(FsyncScenario.NAME, variant);
-      if (rows.stream().noneMatch(r -> r.setting() != null && !r.isDefault())) {
-        continue;
-      }
-      for (int th : threadsOf(rows)) {
-        Optional<CellResult> best = bestPolicy(rows, th);
-        Optional<Double> d = rate(rows, Target.EXT4J, th);
-        if (best.isPresent() && d.isPresent()) {
-          double q = d.get() / best.get().opsPerSec();
-          met &= q >= 0.95;
-          worst.add(variant + " " + th + ": " + fixed2(q) + (q < 1 ? " of " + best.get().setting() : ""));
-        }
-      }
-    }
-    if (worst.isEmpty()) {
-      out.add("fsync: the default policy within 5% of the best: not measured (one policy ran)");
-      return;
-    }
-    String policy = "fsync: the default policy within 5% of the best at every thread count: " + (met ? "met" : "not met") + " ("
-        + String.join(", ", worst) + ")";
-    List<String> noise = new ArrayList<>();
-    for (String variant : List.of("fsync", FsyncScenario.DIRSYNC)) {
-      List<Double> same = rowsOf(FsyncScenario.NAME, variant).stream().filter(r -> r.threads() == 1 && r.failure() == null
-          && r.setting() != null && FsyncScenario.LONE_WRITER_AS_NONE.contains(r.setting())).map(CellResult::opsPerSec).toList();
-      if (same.size() > 1 && Collections.max(same) > 0) {
-        noise.add(variant + " " + fixed2(Collections.min(same) / Collections.max(same)) + " (" + same.size() + " rows)");
-      }
-    }
-    if (!met && !noise.isEmpty()) {
-      policy = amended(policy, "at 1 thread, where none, tick-skip-same, jbd2 and the default run one code path, the slowest of"
-          + " those rows ÷ the fastest: " + String.join(", ", noise) + ": gaps of that size are this run's noise");
-    }
-    out.add(policy);
-  }
-
-  /**
-   * What the device allows ext4j at 1 thread, as shares of {@code target}'s 1-thread fsync rate, each
-   * with how it was measured: a journaled append's own writes and two flushes with no file system
-   * ({@link CommitIoBound}), and two flushes of one block each (fio's 1-job write + fdatasync ÷ 2; a
-   * journaled commit waits for two: its blocks, then its commit block). Empty where neither bound or
-   * the target ran.
-   */
-  private List<String> loneWriterBounds(List<CellResult> fsync, String target) {
-    Optional<Double> peer = rate(fsync, target, 1).filter(v -> v > 0);
-    if (peer.isEmpty()) {
-      return List.of();
-    }
-    List<String> out = new ArrayList<>();
-    rate(fsync, CommitIoBound.TARGET, 1).ifPresent(b -> out.add("a journaled append's own I/O with no file system bounds ext4j at "
-        + fixed2(b / peer.get()) + " (commit-io: the data block and " + CommitIoBound.LOG_BLOCKS
-        + " log blocks, a flush, the commit block, a flush)"));
-    rate(rowsOf(FsyncScenario.NAME, "fdatasync"), FioBound.TARGET, 1).ifPresent(d -> out.add("two device flushes of one block each at "
-        + fixed2(d / 2 / peer.get()) + " (fio's 1-job write + fdatasync ÷ 2)"));
-    return out;
-  }
-
-  private void committedVerdict(List<String> out) {
-    String locked = Target.EXT4J + "/" + Scenario.optionName(io.ext4j.jbd2.CommittedCheck.STATE_LOCK);
-    List<String> figures = new ArrayList<>();
-    List<String> noise = new ArrayList<>(); // the reads: neither setting runs the check, so the two rows are the same code
-    boolean met = true;
-    for (String v : CommittedCheckScenario.OPS) {
-      List<CellResult> rows = rowsOf(CommittedCheckScenario.NAME, v);
-      Optional<Double> q = ratio(rows, Target.EXT4J, locked, CommittedCheckScenario.THREADS);
-      if (q.isEmpty()) {
-        continue;
-      }
-      if (CommittedCheckScenario.asksCheck(v)) {
-        met &= q.get() >= 0.95;
-        figures.add(v + ": " + fixed2(q.get()));
-      } else {
-        noise.add(v + ": " + fixed2(q.get()));
-      }
-    }
-    if (figures.isEmpty()) {
-      return;
-    }
-    String v = "committed-check: the lock-free check never slower than the locked one (within 5 %): " + (met ? "met" : "not met")
-        + " (lock-free ÷ locked where the check runs, " + String.join(", ", figures) + ")";
-    if (!noise.isEmpty()) {
-      v = amended(v, "the reads, which ask no check under either setting, " + String.join(", ", noise)
-          + ": two rows of the same code that far apart are this run's noise");
-    }
-    out.add(v);
-  }
-
-  private void metadataVerdicts(List<String> out) {
-    List<CellResult> m = rowsOf(MetadataScenario.NAME, MetadataScenario.VARIANT);
-    if (m.isEmpty()) {
-      return;
-    }
-    List<Integer> threads = threadsOf(m);
-    out.add(verdict("metadata: ext4j ≥ 0.5 of kernel-host at 1 thread", m, Target.EXT4J, Target.HOST,
-        threads.contains(1) ? List.of(1) : List.of(), 0.5));
-    Optional<Integer> next = threads.stream().filter(t -> t > 1).sorted().findFirst();
-    String what = "metadata: ext4j's scaling from 1 to " + next.map(String::valueOf).orElse("2") + " threads at least the kernel's";
-    Optional<Double> e = next.flatMap(n -> ratioOf(m, Target.EXT4J, n, 1));
-    Optional<Double> k = next.flatMap(n -> ratioOf(m, Target.HOST, n, 1));
-    if (e.isEmpty() || k.isEmpty()) {
-      out.add(what + ": not measured (needs rows at 1 and more threads for ext4j and kernel-host)");
-    } else {
-      boolean met = e.get() >= k.get();
-      String bound = "";
-      if (!met) {
-        // What bounds it: the kernel with a journal (kernel-loop), and how busy ext4j's one-at-a-time commits were.
-        bound = ratioOf(m, Target.LOOP, next.get(), 1).map(l -> "; kernel-loop, journaled as ext4j is, ×" + fixed2(l)).orElse("")
-            + commitBound(m, List.of(next.get())).map(b -> "; " + b).orElse("");
-      }
-      out.add(what + ": " + (met ? "met" : "not met") + " (ext4j ×" + fixed2(e.get()) + ", kernel-host ×"
-          + fixed2(k.get()) + bound + (next.get() != 2 ? "; no 2-thread row in this run" : "") + ")");
-    }
-  }
-
-  /**
-   * How busy ext4j's commits and the processors were at the most threads of {@code threads} its
-   * default row counted them (its commits run one at a time, so a commit running nearly all the
-   * time is the bound; with commits idle, processors busy nearly all the time are), or empty where
-   * no such row counted them.
-   */
-  private static Optional<String> commitBound(List<CellResult> rows, List<Integer> threads) {
-    return rows.stream().filter(r -> r.target().equals(Target.EXT4J) && threads.contains(r.threads()) && !Double.isNaN(r.commitBusy())
-            && r.commitsPerSec() > 0)
-        .max(java.util.Comparator.comparingInt(CellResult::threads))
-        .map(r -> "ext4j at " + r.threads() + (r.threads() == 1 ? " thread" : " threads") + " committed "
-            + count(r.commitsPerSec()) + " transactions/s, one per "
-            + count(r.opsPerSec() / r.commitsPerSec()) + " operations, a commit running " + Math.round(r.commitBusy() * 100)
-            + " % of the time" + (Double.isNaN(r.processCores()) ? "" : ", the process keeping " + fixed2(r.processCores())
-                + " processors busy"));
-  }
-
-  /** {@code verdict} with, when it is not met, the commit bound at those thread counts. */
-  private static String withCommitBound(String verdict, List<CellResult> rows, List<Integer> threads) {
-    if (!verdict.contains(": not met (")) {
-      return verdict;
-    }
-    return commitBound(rows, threads).map(b -> amended(verdict, b)).orElse(verdict);
-  }
-
-  /** {@code verdict}, whose figures end it in parentheses, with {@code more} added to them. */
-  private static String amended(String verdict, String more) {
-    return verdict.substring(0, verdict.length() - 1) + "; " + more + ")";
-  }
-
-  /** {@code target}'s rate at {@code a} threads over its rate at {@code b}. */
-  private static Optional<Double> ratioOf(List<CellResult> rows, String target, int a, int b) {
-    Optional<Double> x = rate(rows, target, a);
-    Optional<Double> y = rate(rows, target, b).filter(v -> v > 0);
-    return x.isPresent() && y.isPresent() ? Optional.of(x.get() / y.get()) : Optional.empty();
-  }
-
-  private void dioVerdicts(List<String> out) {
-    if (rowsOf(DioScenario.NAME, "randwrite").isEmpty()) {
-      return;
-    }
-    String exclusive = Target.EXT4J + "/" + Scenario.optionName(io.ext4j.fs.DioLocking.ALWAYS_EXCLUSIVE);
-    out.add(against("dio: shared-lock aligned overwrite at 10 threads ≥ 0.8 of fio's O_DIRECT rate", List.of("randwrite", "write"),
-        Target.EXT4J, FioBound.TARGET, 0.8, true));
-    String serialized = against("dio: always-exclusive visibly serialized (≤ 0.8 of the shared lock's overwrites)",
-        List.of("randwrite", "write"), exclusive, Target.EXT4J, 0.8, false);
-    Map<String, Double> unserialized = new LinkedHashMap<>(dioRatios(List.of("randwrite", "write"), exclusive, Target.EXT4J));
-    unserialized.values().removeIf(q -> q <= 0.8);
-    Map<String, Double> atDevice = new LinkedHashMap<>(dioRatios(List.of("randwrite", "write"), exclusive, FioBound.TARGET));
-    atDevice.keySet().retainAll(unserialized.keySet());
-    if (!unserialized.isEmpty() && !atDevice.isEmpty()) {
-      // one writer at a time costs nothing where one writer already keeps the device busy
-      serialized = amended(serialized, "where it is not, always-exclusive ÷ fio's 10-job rate: " + figures(atDevice)
-          + (atDevice.values().stream().allMatch(q -> q >= 0.8) ? ": the device, not the lock, is the bound there" : ""));
-    }
-    out.add(serialized);
-    out.add(against("dio: reads ≥ 0.8 of fio's", List.of("randread", "read"), Target.EXT4J, FioBound.TARGET, 0.8, true));
-  }
-
-  /**
-   * {@code num} ÷ {@code den} per operation and block size; met when every ratio is ≥ (or with
-   * {@code atLeast} false ≤) {@code bound}. A missed bound against fio's rate also gives what
-   * bounds it: the same threads and calls on kernel-host (the host's own file, no engine) ÷ fio.
-   */
-  private String against(String what, List<String> variants, String num, String den, double bound, boolean atLeast) {
-    Map<String, Double> q = dioRatios(variants, num, den);
-    if (q.isEmpty()) {
-      String why = result.skipped().get(den);
-      return what + ": not measured (" + den + (why != null ? " skipped: " + why : " did not run") + ")";
-    }
-    boolean met = q.values().stream().allMatch(v -> atLeast ? v >= bound : v <= bound);
-    String figures = figures(q);
-    if (!met && den.equals(FioBound.TARGET)) {
-      Map<String, Double> host = dioRatios(variants, Target.HOST, den);
-      if (!host.isEmpty()) {
-        figures += "; the same threads on kernel-host ÷ fio: " + figures(host);
-      }
-    }
-    return what + ": " + (met ? "met" : "not met") + " (" + figures + ")";
-  }
-
-  /** {@code num} ÷ {@code den} per dio operation and block size where both measured: "randwrite 4k" → ratio. */
-  private Map<String, Double> dioRatios(List<String> variants, String num, String den) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    for (String v : variants) {
-      List<CellResult> rows = rowsOf(DioScenario.NAME, v);
-      for (int bs : rows.stream().map(CellResult::bytesPerOp).distinct().toList()) {
-        Optional<Double> n = rateAt(rows, num, bs);
-        Optional<Double> d = rateAt(rows, den, bs).filter(x -> x > 0);
-        if (n.isPresent() && d.isPresent()) {
-          out.put(v + " " + size(bs), n.get() / d.get());
-        }
-      }
-    }
-    return out;
-  }
-
-  private static String figures(Map<String, Double> ratios) {
-    List<String> parts = new ArrayList<>();
-    ratios.forEach((k, v) -> parts.add(k + ": " + fixed2(v)));
-    return String.join(", ", parts);
-  }
-
-  private String verdict(String what, List<CellResult> rows, String num, String den, List<Integer> threads, double atLeast) {
-    if (threads.isEmpty()) {
-      return what + ": not measured (no such thread count in this run)";
-    }
-    if (targetsOf(rows).stream().noneMatch(den::equals)) {
-      String why = result.skipped().get(den);
-      return what + ": not measured (" + den + " " + (why != null ? "skipped: " + why : "did not run") + ")";
-    }
-    boolean met = true;
-    List<String> figures = new ArrayList<>();
-    for (int th : threads) {
-      Optional<Double> q = ratio(rows, num, den, th);
-      if (q.isPresent()) {
-        met &= q.get() >= atLeast;
-        figures.add(th + ": " + fixed2(q.get()));
-      }
-    }
-    return what + ": " + (met ? "met" : "not met") + " (" + String.join(", ", figures) + ")";
   }
 
   /** Every table as Markdown, the verdicts, and what was skipped: what the terminal shows. */
