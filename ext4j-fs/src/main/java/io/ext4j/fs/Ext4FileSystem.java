@@ -17,7 +17,6 @@ import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.fs.format.RawInode;
 import io.ext4j.fs.format.XattrName;
 import io.ext4j.fs.inode.Inode;
-import io.ext4j.fs.meta.Tx;
 import io.ext4j.fs.orphan.Orphans;
 import io.ext4j.fs.vfs.Credentials;
 import io.ext4j.fs.vfs.Kernel;
@@ -66,7 +65,6 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   private final Fs fs;
   private final BlockDevice device;
-  private final boolean closeDevice;
   private final Orphans orphans;
   private final FileIo io;
   private final Directory dirs;
@@ -79,13 +77,11 @@ public final class Ext4FileSystem implements AutoCloseable {
   private final Ext4Options options;
   private final Journal journal; // null without one
   private final String readOnlyReason; // why it is read-only, or null
-  private boolean closed; // guarded by this
-  private Ext4Exception shutDown; // the shutdown's cause once the filesystem is shut down; guarded by this
+  final Ext4Lifecycle lifecycle; // mount, the open checks, shutdown and close
 
   Ext4FileSystem(Fs fs, BlockDevice device, boolean closeDevice, Ext4Options options, Journal journal, String readOnlyReason) {
     this.fs = fs;
     this.device = device;
-    this.closeDevice = closeDevice;
     this.options = options;
     this.journal = journal;
     this.readOnlyReason = readOnlyReason;
@@ -98,6 +94,7 @@ public final class Ext4FileSystem implements AutoCloseable {
     this.privileges = new Privileges(fs, xattrs);
     this.names = new Namespace(fs, dirs, io, life, orphans, xattrs, options.dirSync(), new DentryCache(options.dentryCacheSize()));
     this.vfs = new Vfs(new Bridge());
+    this.lifecycle = new Ext4Lifecycle(fs, device, closeDevice, journal, orphans, life, io);
   }
 
   /**
@@ -168,7 +165,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
     @Override
     public <T> T run(Caller who, boolean retryEnospc, Kernel.Op<T> op) throws IOException {
-      checkOpen();
+      lifecycle.checkOpen();
       Ext4FileSystem.Op<T> guarded = () -> guard(op::run);
       Ext4FileSystem.Op<T> retried = retryEnospc ? () -> retryingEnospc(guarded) : guarded;
       return as(who, retried);
@@ -264,186 +261,13 @@ public final class Ext4FileSystem implements AutoCloseable {
     }
   }
 
-  /** Loads the orphans, finishes what a crash left of them and writes the mounted superblock; {@link Ext4Opener} calls it once. */
-  void mount() throws IOException {
-    try {
-      orphans.load();
-    } catch (Ext4Exception e) {
-      if (fs.readOnly || !e.isFilesystemError()) {
-        throw e;
-      }
-      fs.error(e); // as the kernel's orphan cleanup: the mount goes on, read-only
-      return;
-    }
-    if (fs.readOnly) {
-      return;
-    }
-    boolean journalError = journal != null && journal.recordedErrno() != 0;
-    Ext4Superblock sb = fs.superblock.current();
-    long now = fs.clock.now().getEpochSecond();
-    fs.superblock.change(e -> {
-      if (journalError) {
-        e.state(e.state() | Ext4Superblock.STATE_ERRORS); // an abort recorded by the journal in an earlier session
-      }
-      if (journal != null) {
-        e.featureIncompat(e.featureIncompat() | Ext4Superblock.INCOMPAT_RECOVER);
-      } else {
-        e.state(e.state() & ~Ext4Superblock.STATE_VALID);
-      }
-      if (fs.lay.orphanFile()) {
-        e.featureRoCompat(e.featureRoCompat() | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
-      }
-      e.mountCount(sb.mountCount() + 1);
-      e.mountTime(now);
-      e.writeTime(now);
-    });
-    writeSuperblock();
-    if (journalError) {
-      journal.clearRecordedErrno(); // now recorded in the filesystem's own superblock, as ext4 does
-    }
-    if ((sb.state() & Ext4Superblock.STATE_ERRORS) == 0 && !journalError) {
-      try {
-        recoverOrphans();
-      } catch (Ext4Exception e) {
-        if (!e.isFilesystemError()) {
-          throw e;
-        }
-        fs.error(e);
-      }
-    }
-  }
-
-  /**
-   * Writes the superblock straight to the device and flushes, as the kernel does at mount and
-   * unmount: needs_recovery must be durable before the log holds any transaction (the kernel wipes
-   * the log of a filesystem without it), and at unmount the log is already empty. A crash tearing
-   * this write is handled at the next open ({@link #checkTorn}).
-   */
-  private void writeSuperblock() throws IOException {
-    fs.superblock.writeDirect(device, fs.meta);
-    device.flush();
-  }
-
-  /** Finishes what a crash interrupted: unlinked orphans are freed, the others truncated to their size. */
-  private void recoverOrphans() throws IOException {
-    for (long ino : orphans.all()) {
-      Inode inode = fs.inodes.get(ino);
-      try {
-        if (inode.links() == 0) {
-          if (fs.inodes.claim(inode)) {
-            life.delete(inode);
-          }
-        } else {
-          inode.rw.writeLock().lock();
-          try {
-            io.freeFrom(inode, Math.ceilDiv(inode.size(), fs.lay.blockSize()));
-            try (Tx tx = fs.meta.begin(8, 0)) {
-              orphans.remove(tx, inode);
-              fs.writeInode(tx, inode, false);
-            }
-          } finally {
-            inode.rw.writeLock().unlock();
-          }
-        }
-      } finally {
-        fs.inodes.put(inode);
-      }
-    }
-  }
-
   /**
    * Closes the filesystem: frees inodes that were unlinked while open, commits, checkpoints and
    * empties the journal, writes a clean superblock and flushes. Idempotent.
    */
   @Override
-  public synchronized void close() throws IOException {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    shutdown(true);
-  }
-
-  void shutdown(boolean clean) throws IOException {
-    IOException failure = null;
-    try {
-      if (clean && !fs.readOnly && fs.failure() == null) {
-        List<Inode> gone = new ArrayList<>();
-        fs.inodes.forEach(i -> {
-          // unlinked and still pinned (files left open, lookups never forgotten): on the orphan
-          // list since their last link went; a freed inode's stale copy is on no list
-          if (orphans.contains(i.ino) && fs.inodes.claimAtClose(i)) {
-            gone.add(i);
-          }
-        });
-        for (Inode i : gone) {
-          life.delete(i);
-        }
-      }
-    } catch (IOException e) {
-      failure = e;
-    }
-    orphans.close();
-    boolean writable = clean && !fs.readOnly && failure == null && fs.failure() == null;
-    if (writable) {
-      boolean orphansLeft = !orphans.empty();
-      long now = fs.clock.now().getEpochSecond();
-      fs.superblock.change(e -> {
-        e.featureIncompat(e.featureIncompat() & ~Ext4Superblock.INCOMPAT_RECOVER);
-        if (!orphansLeft) {
-          e.featureRoCompat(e.featureRoCompat() & ~Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
-        }
-        if (journal == null) {
-          e.state(e.state() | Ext4Superblock.STATE_VALID);
-        }
-        e.writeTime(now);
-      });
-    }
-    try {
-      fs.meta.close();
-    } catch (IOException e) {
-      Ext4Exception down;
-      synchronized (this) {
-        down = shutDown;
-      }
-      if (down == null || fs.meta.abortCause() != down) {
-        failure = add(failure, e); // after a shutdown the stopped journal refuses to close, as expected
-      }
-    }
-    if (writable && failure == null) {
-      try {
-        writeSuperblock();
-      } catch (IOException e) {
-        failure = add(failure, e);
-      }
-    }
-    if (closeDevice) {
-      try {
-        device.close();
-      } catch (IOException e) {
-        failure = add(failure, e);
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static IOException add(IOException first, IOException next) {
-    if (first == null) {
-      return next;
-    }
-    first.addSuppressed(next);
-    return first;
-  }
-
-  private synchronized void checkOpen() throws Ext4Exception {
-    if (closed) {
-      throw new Ext4Exception(Errno.EIO, 0, null, device.name() + " is closed");
-    }
-    if (shutDown != null) {
-      throw new Ext4Exception(Errno.EIO, 0, null, device.name() + " is shut down");
-    }
+  public void close() throws IOException {
+    lifecycle.close();
   }
 
   /**
@@ -458,35 +282,19 @@ public final class Ext4FileSystem implements AutoCloseable {
    * read-only filesystem is only marked shut down.
    */
   public void shutdown(ShutdownMode mode) throws IOException {
-    synchronized (this) {
-      if (shutDown != null) {
-        return;
-      }
-    }
-    checkOpen();
-    if (fs.failure() == null && mode != ShutdownMode.NO_LOG_FLUSH) {
-      syncfs(); // the log forced (with its ordered data) and the device flushed: both modes' durability here
-    }
-    Ext4Exception cause = new Ext4Exception(Errno.EIO, 0, null, device.name() + " is shut down (" + mode + ")");
-    synchronized (this) {
-      if (shutDown != null) {
-        return;
-      }
-      shutDown = cause;
-    }
-    fs.meta.shutdown(cause);
+    lifecycle.shutdown(mode, this::syncfs);
   }
 
   /** Whether {@link #shutdown} has shut this filesystem down. */
-  public synchronized boolean isShutDown() {
-    return shutDown != null;
+  public boolean isShutDown() {
+    return lifecycle.isShutDown();
   }
 
   // ============================================================ inodes
 
   /** Runs {@code f} with inode {@code ino} referenced. */
   private <T> T with(long ino, InodeFn<T> f) throws IOException {
-    checkOpen();
+    lifecycle.checkOpen();
     if (!fs.itable.valid(ino)) {
       throw new Ext4Exception(Errno.EINVAL, ino, null, "no such inode number");
     }
@@ -510,10 +318,8 @@ public final class Ext4FileSystem implements AutoCloseable {
   /** Drops a pin of {@code i}; the last pin of an inode without links deletes it (iput's evict). */
   void unpin(Inode i) throws IOException {
     if (fs.inodes.unpin(i) && !fs.readOnly) {
-      synchronized (this) {
-        if (closed) {
-          return; // close deleted what was left
-        }
+      if (lifecycle.isClosed()) {
+        return; // close deleted what was left
       }
       guard(() -> {
         life.delete(i);
@@ -783,7 +589,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   private int readFile(Inode i, long pos, ByteBuffer dst, Set<OpenFlag> flags) throws IOException {
-    checkOpen();
+    lifecycle.checkOpen();
     if (i.isDirectory()) {
       throw new Ext4Exception(Errno.EISDIR, i.ino, null, "is a directory");
     }
@@ -822,7 +628,7 @@ public final class Ext4FileSystem implements AutoCloseable {
   }
 
   private long writeFile(Inode i, long pos, ByteBuffer src, Set<OpenFlag> flags) throws IOException {
-    checkOpen();
+    lifecycle.checkOpen();
     if (i.fileType() != RawInode.S_IFREG) {
       throw new Ext4Exception(i.isDirectory() ? Errno.EISDIR : Errno.EINVAL, i.ino, null, "not a regular file");
     }
@@ -881,7 +687,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   void fsync(Inode i, boolean datasync) throws IOException {
     guard(() -> {
-      checkOpen();
+      lifecycle.checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         fs.meta.sync(); // directories and special files: a full commit, as ext4 does
         return null;
@@ -893,7 +699,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   void truncate(Inode i, long size, Credentials writer) throws IOException {
     guard(() -> {
-      checkOpen();
+      lifecycle.checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.EINVAL, i.ino, null, "not a regular file");
       }
@@ -906,7 +712,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   long seek(Inode i, long pos, boolean data) throws IOException {
     return guard(() -> {
-      checkOpen();
+      lifecycle.checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.EINVAL, i.ino, null, "SEEK_DATA and SEEK_HOLE need a regular file");
       }
@@ -916,7 +722,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   void fallocate(Inode i, int mode, long offset, long length, Caller who, Credentials writer) throws IOException {
     as(who, () -> guard(() -> {
-      checkOpen();
+      lifecycle.checkOpen();
       if (i.fileType() != RawInode.S_IFREG) {
         throw new Ext4Exception(Errno.ENODEV, i.ino, null, "fallocate needs a regular file");
       }
@@ -947,7 +753,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** syncfs(2): commits everything and flushes. */
   public void syncfs() throws IOException {
-    checkOpen();
+    lifecycle.checkOpen();
     if (!fs.readOnly) {
       guard(() -> {
         fs.meta.sync();
@@ -998,7 +804,7 @@ public final class Ext4FileSystem implements AutoCloseable {
 
   /** Space and inode figures. */
   public StatFs statfs() throws IOException {
-    checkOpen();
+    lifecycle.checkOpen();
     Ext4Superblock sb = fs.superblock.current();
     long free = fs.groups.freeBlocks();
     long overhead = sb.overheadClusters();

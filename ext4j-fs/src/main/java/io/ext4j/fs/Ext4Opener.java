@@ -26,7 +26,7 @@ import java.util.Arrays;
  * Opening a filesystem, the steps before its first operation: the primary superblock read and
  * checked against the device (a torn one accepted only as {@link #checkTorn} allows), the
  * read-only decision, the journal found, repaired, recovered (full commits, then fast commits) and
- * opened, the shared context ({@link Fs}) built, and the mount ({@link Ext4FileSystem#mount}:
+ * opened, the shared context ({@link Fs}) built, and the mount ({@link Ext4Lifecycle#mount}:
  * orphans, the mounted superblock). {@link Ext4FileSystem}'s {@code open} methods call it; a
  * failure at any step closes what the earlier ones opened.
  */
@@ -75,10 +75,10 @@ final class Ext4Opener {
     Fs fs = context(device.name(), j, options, readOnly);
     Ext4FileSystem f = new Ext4FileSystem(fs, j.dev(), closeDevice, options, j.journal(), readOnly ? reason : null);
     try {
-      f.mount();
+      f.lifecycle.mount();
     } catch (IOException | RuntimeException e) {
       try {
-        f.shutdown(false);
+        f.lifecycle.shutdown(false);
       } catch (IOException | RuntimeException suppressed) {
         e.addSuppressed(suppressed);
       }
