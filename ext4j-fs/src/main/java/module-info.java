@@ -12,8 +12,9 @@
  * {@code extent}, {@code file}, {@code inode}, {@code orphan}, {@code xattr}, {@code meta}) is not
  * exported.
  *
- * <p>Native access: the tree copier reads host attributes through the FFM API
- * ({@code --enable-native-access=io.ext4j.fs} on the module path).
+ * <p>Native access: the tree copier reads host attributes through ext4j's libc binding,
+ * {@code io.ext4j.block.os.Libc}, whose restricted FFM calls are the {@code io.ext4j.block} module's
+ * ({@code --enable-native-access=io.ext4j.block} on the module path); this module makes none.
  */
 module io.ext4j.fs {
   requires transitive io.ext4j.jbd2;

@@ -7,10 +7,11 @@
  * engine ({@code io.ext4j.jbd2.internal}) is not exported.
  *
  * <p>Native access: the futex wake-up ({@link io.ext4j.jbd2.CommitWakeup#FUTEX_BROADCAST}) calls
- * {@code futex(2)} through the FFM API, which needs native access for this module:
- * {@code --enable-native-access=io.ext4j.jbd2} on the module path, {@code ALL-UNNAMED} on the class
- * path (the {@code ext4j} JAR's manifest says {@code Enable-Native-Access: ALL-UNNAMED}; the tests'
- * argLine passes it). Without it the journal wakes waiters one by one.
+ * {@code futex(2)} through {@code io.ext4j.block.os.Libc}, which needs native access for the module
+ * that binds libc: {@code --enable-native-access=io.ext4j.block} on the module path,
+ * {@code ALL-UNNAMED} on the class path (the {@code ext4j} JAR's manifest says
+ * {@code Enable-Native-Access: ALL-UNNAMED}; the tests' argLine passes it). This module makes no
+ * restricted call of its own. Without it the journal wakes waiters one by one.
  */
 @SuppressWarnings("module") // "jbd2" ends in a digit: it is the journal's name
 module io.ext4j.jbd2 {

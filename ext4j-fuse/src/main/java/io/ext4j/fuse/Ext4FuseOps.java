@@ -1,5 +1,6 @@
 package io.ext4j.fuse;
 
+import io.ext4j.block.os.Libc;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.Errno;
@@ -555,7 +556,7 @@ final class Ext4FuseOps {
         long word = Libc.readWordOf(r.pid, r.u64(16));
         if (word < 0) {
           throw new Ext4Exception(Errno.EFAULT, f.ino(), null, "cannot read the shutdown flags of process " + r.pid + ": "
-              + Libc.describe((int) -word));
+              + ErrnoText.describe((int) -word));
         }
         ShutdownMode mode = ShutdownMode.ofFlags((int) word);
         // The kernel never passes syncfs(2) to a /dev/fuse server (FUSE_SYNCFS is for virtiofs), so

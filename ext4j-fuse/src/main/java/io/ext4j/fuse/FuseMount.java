@@ -1,5 +1,6 @@
 package io.ext4j.fuse;
 
+import io.ext4j.block.os.Libc;
 import io.ext4j.fs.Ext4FileSystem;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * An ext4 engine mounted through the kernel's FUSE: ext4j speaks the {@code /dev/fuse} protocol
- * itself (FFM calls to libc for open, read, write and mount; no libfuse), so every operation the
+ * itself (libc's open, read, write and mount through {@link Libc}; no libfuse), so every operation the
  * engine has reaches the kernel — hard links, fallocate, SEEK_DATA/SEEK_HOLE, real inode numbers,
  * renameat2 flags, 1 MiB writes.
  *
@@ -97,9 +98,9 @@ public final class FuseMount implements AutoCloseable {
 
   /** open(/dev/fuse) and mount(2) with its descriptor; returns the descriptor. */
   private static int mountAsRoot(Path mp, String src, boolean ro, FuseOptions options) throws IOException {
-    int fd = Libc.open(DEV_FUSE, Libc.O_RDWR | Libc.O_CLOEXEC);
+    int fd = Libc.open(DEV_FUSE, Libc.O_RDWR | Libc.O_CLOEXEC, 0);
     if (fd < 0) {
-      throw new IOException(DEV_FUSE + ": cannot open: " + Libc.describe(-fd)
+      throw new IOException(DEV_FUSE + ": cannot open: " + ErrnoText.describe(-fd)
           + (-fd == 2 ? " (load the fuse module: modprobe fuse)" : ""));
     }
     String data = "fd=" + fd + ",rootmode=40000,user_id=0,group_id=" + Integer.toUnsignedString(Libc.getgid())
@@ -108,7 +109,7 @@ public final class FuseMount implements AutoCloseable {
     int r = Libc.mount(src, mp.toString(), "fuse.ext4j", flags, data);
     if (r < 0) {
       Libc.close(fd);
-      throw new IOException(mp + ": mount failed: " + Libc.describe(-r));
+      throw new IOException(mp + ": mount failed: " + ErrnoText.describe(-r));
     }
     return fd;
   }
@@ -121,7 +122,7 @@ public final class FuseMount implements AutoCloseable {
   private static int mountThroughFusermount(Path mp, String src, boolean ro, FuseOptions options) throws IOException {
     int[] sv = Libc.socketpair();
     if (sv.length == 1) {
-      throw new IOException("socketpair for fusermount3 failed: " + Libc.describe(-sv[0]));
+      throw new IOException("socketpair for fusermount3 failed: " + ErrnoText.describe(-sv[0]));
     }
     try {
       if ((options.mountFlags() & (FuseOptions.MS_NOSUID | FuseOptions.MS_NODEV)) != (FuseOptions.MS_NOSUID | FuseOptions.MS_NODEV)) {
@@ -145,7 +146,7 @@ public final class FuseMount implements AutoCloseable {
       int pid = Libc.spawn(new String[] {FUSERMOUNT, "-o", opts, "--", mp.toString()}, env.toArray(String[]::new), sv[1], 3);
       if (pid < 0) {
         throw new IOException(mp + ": cannot run " + FUSERMOUNT + " (a user's FUSE mount needs it; package fuse3): "
-            + Libc.describe(-pid));
+            + ErrnoText.describe(-pid));
       }
       Libc.close(sv[1]);
       sv[1] = -1;
@@ -216,7 +217,7 @@ public final class FuseMount implements AutoCloseable {
           break; // unmounted
         }
         if (n < 0) {
-          failure.compareAndSet(null, new IOException(DEV_FUSE + ": read failed: " + Libc.describe((int) -n)));
+          failure.compareAndSet(null, new IOException(DEV_FUSE + ": read failed: " + ErrnoText.describe((int) -n)));
           break;
         }
         FuseRequest req = FuseRequest.decode(bb, (int) n);
@@ -238,7 +239,7 @@ public final class FuseMount implements AutoCloseable {
           if (w == -Libc.ENODEV) {
             break;
           }
-          failure.compareAndSet(null, new IOException(DEV_FUSE + ": reply to " + req + " failed: " + Libc.describe((int) -w)));
+          failure.compareAndSet(null, new IOException(DEV_FUSE + ": reply to " + req + " failed: " + ErrnoText.describe((int) -w)));
           break;
         }
         if (req.opcode == FuseProto.DESTROY) {
@@ -271,7 +272,7 @@ public final class FuseMount implements AutoCloseable {
     b.putLong(16, nodeid).putLong(24, from).putLong(32, from < 0 ? 0 : length);
     long w = Libc.write(fd, buf, FuseProto.OUT_HEADER + 24, state);
     if (w < 0 && w != -Libc.ENOENT && w != -Libc.ENODEV) {
-      failure.compareAndSet(null, new IOException(DEV_FUSE + ": attribute invalidation failed: " + Libc.describe((int) -w)));
+      failure.compareAndSet(null, new IOException(DEV_FUSE + ": attribute invalidation failed: " + ErrnoText.describe((int) -w)));
     }
   }
 
@@ -359,7 +360,7 @@ public final class FuseMount implements AutoCloseable {
         abortConnection();
       }
       if (r < 0 && r != -Libc.EINVAL) { // EINVAL: no longer mounted
-        throw new IOException(mountpoint + ": unmount failed: " + Libc.describe(-r));
+        throw new IOException(mountpoint + ": unmount failed: " + ErrnoText.describe(-r));
       }
     }
     if (!initialized) {

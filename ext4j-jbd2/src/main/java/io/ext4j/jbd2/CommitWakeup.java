@@ -11,7 +11,7 @@ public enum CommitWakeup {
    * word the committer changes when it publishes; the kernel wakes them all in one system call, and
    * woken threads need no lock to learn the outcome. Needs Linux on x86-64 or AArch64 and native
    * access for ext4j ({@code --enable-native-access=ALL-UNNAMED} on the class path,
-   * {@code --enable-native-access=io.ext4j.jbd2} on the module path; the {@code ext4j} launcher and JAR
+   * {@code --enable-native-access=io.ext4j.block} on the module path; the {@code ext4j} launcher and JAR
    * enable it). Where that is missing the journal uses
    * {@link #UNPARK_EACH} instead, without a warning; {@link Journal#commitWakeup()} says which runs.
    * Small groups (fewer than 6 handles in the transaction and in the last commit) still wait to be
