@@ -6,6 +6,7 @@
 module io.ext4j.bench {
   requires transitive io.ext4j.nio;
   requires transitive io.ext4j.fuse;
+  requires transitive io.ext4j.tools; // images made and populated for the scenarios
   requires jmh.core;
   requires org.knowm.xchart;
   requires HdrHistogram;

@@ -5,6 +5,7 @@
  */
 module io.ext4j.cli {
   requires io.ext4j.bench;
+  requires io.ext4j.tools;
   requires info.picocli;
   requires com.fasterxml.jackson.databind; // journal dump --json
   requires me.tongfei.progressbar;

@@ -6,25 +6,16 @@
  * <p>Exported: the API ({@code io.ext4j.fs}, {@code io.ext4j.fs.vfs}), the pure codecs of the on-disk
  * structures ({@code io.ext4j.fs.format}, as {@code io.ext4j.jbd2.format} is for the journal), and
  * the fast-commit area's decoder and replay statistics ({@code io.ext4j.fs.fastcommit}, which
- * {@link io.ext4j.fs.Ext4Recovery} hands out), and the offline tools built on them: the checker
- * ({@code check}), the image layout ({@code mkfs}) and the tree copier ({@code populate}). The
- * structures' live code ({@code context}, {@code namespace}, {@code alloc}, {@code dir},
- * {@code extent}, {@code file}, {@code inode}, {@code orphan}, {@code xattr}, {@code meta}) is not
- * exported.
- *
- * <p>Native access: the tree copier reads host attributes through ext4j's libc binding,
- * {@code io.ext4j.block.os.Libc}, whose restricted FFM calls are the {@code io.ext4j.block} module's
- * ({@code --enable-native-access=io.ext4j.block} on the module path); this module makes none.
+ * {@link io.ext4j.fs.Ext4Recovery} hands out). The structures' live code ({@code context},
+ * {@code namespace}, {@code alloc}, {@code dir}, {@code extent}, {@code file}, {@code inode},
+ * {@code orphan}, {@code xattr}, {@code meta}) is not exported. The offline tools (mkfs, fsck, the
+ * tree copier) are the {@code io.ext4j.tools} module, built on these exports.
  */
 module io.ext4j.fs {
   requires transitive io.ext4j.jbd2;
-  requires org.apache.commons.compress;
 
   exports io.ext4j.fs;
   exports io.ext4j.fs.vfs;
   exports io.ext4j.fs.format;
   exports io.ext4j.fs.fastcommit;
-  exports io.ext4j.fs.check;
-  exports io.ext4j.fs.mkfs;
-  exports io.ext4j.fs.populate;
 }

@@ -5,6 +5,7 @@
  */
 module io.ext4j.nio {
   requires transitive io.ext4j.fs;
+  requires io.ext4j.tools; // the image a newFileSystem with create=true makes
 
   exports io.ext4j.nio;
 

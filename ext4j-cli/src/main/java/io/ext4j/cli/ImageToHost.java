@@ -7,7 +7,7 @@ import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
-import io.ext4j.fs.populate.HostFs;
+import io.ext4j.tools.populate.HostFs;
 import io.ext4j.fs.vfs.Credentials;
 import io.ext4j.fs.vfs.Vfs;
 import java.io.IOException;

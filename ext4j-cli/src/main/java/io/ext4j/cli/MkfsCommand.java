@@ -4,19 +4,19 @@ import io.ext4j.block.FileBlockDevice;
 import io.ext4j.fs.ByteSize;
 import io.ext4j.fs.Caller;
 import io.ext4j.fs.Ext4JournalLocator;
-import io.ext4j.fs.check.CheckOptions;
-import io.ext4j.fs.check.CheckReport;
-import io.ext4j.fs.check.Checker;
+import io.ext4j.tools.check.CheckOptions;
+import io.ext4j.tools.check.CheckReport;
+import io.ext4j.tools.check.Checker;
 import io.ext4j.fs.format.Ext4Superblock;
-import io.ext4j.fs.mkfs.Geometry;
-import io.ext4j.fs.mkfs.MakeImage;
-import io.ext4j.fs.mkfs.Mkfs;
-import io.ext4j.fs.mkfs.MkfsParameters;
-import io.ext4j.fs.populate.HostDirectory;
-import io.ext4j.fs.populate.Populator;
-import io.ext4j.fs.populate.ReadAhead;
-import io.ext4j.fs.populate.TarArchive;
-import io.ext4j.fs.populate.TreeSource;
+import io.ext4j.tools.mkfs.Geometry;
+import io.ext4j.tools.mkfs.MakeImage;
+import io.ext4j.tools.mkfs.Mkfs;
+import io.ext4j.tools.mkfs.MkfsParameters;
+import io.ext4j.tools.populate.HostDirectory;
+import io.ext4j.tools.populate.Populator;
+import io.ext4j.tools.populate.ReadAhead;
+import io.ext4j.tools.populate.TarArchive;
+import io.ext4j.tools.populate.TreeSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -202,11 +202,11 @@ public final class MkfsCommand implements Callable<Integer> {
       b.blockSize(blockSize);
     }
     if (size != null) {
-      long[] parsed = parseSize(size, blockSize);
-      if (parsed[1] > 0) {
-        b.blocksCount(parsed[1]);
+      FsSize parsed = parseSize(size, blockSize);
+      if (parsed.blocks() > 0) {
+        b.blocksCount(parsed.blocks());
       } else {
-        b.sizeBytes(parsed[0]);
+        b.sizeBytes(parsed.bytes());
       }
     } else if (Files.isRegularFile(image) && Files.size(image) > 0 && source == null) {
       b.sizeBytes(Files.size(image));
@@ -351,24 +351,27 @@ public final class MkfsCommand implements Callable<Integer> {
   }
 
   /**
-   * mke2fs's fs-size: {bytes, 0} for a suffixed size (k, m, g, t, as powers of two), or without a
-   * suffix {0, blocks} when a block size is given, else KiB as bytes.
+   * mke2fs's fs-size: bytes for a suffixed size (k, m, g, t, as powers of two); without a suffix,
+   * blocks when a block size is given, else KiB.
    */
-  static long[] parseSize(String text, Integer blockSize) throws CliException {
+  static FsSize parseSize(String text, Integer blockSize) throws CliException {
     try {
       if (ByteSize.hasUnit(text)) {
-        return new long[] {ByteSize.parse(text), 0};
+        return FsSize.ofBytes(ByteSize.parse(text));
       }
-      long n = ByteSize.parse(text);
       if (blockSize != null) {
-        return new long[] {0, n};
+        return new FsSize(0, ByteSize.parse(text));
       }
-      if (n > (Long.MAX_VALUE >> 10)) {
-        throw new IllegalArgumentException("'" + text + "' is too large a size (more than 2^63 - 1 bytes)");
-      }
-      return new long[] {n << 10, 0};
+      return FsSize.ofBytes(ByteSize.parse(text.strip() + "k"));
     } catch (IllegalArgumentException e) {
       throw new CliException("SIZE " + e.getMessage());
+    }
+  }
+
+  /** mke2fs's fs-size as given: a byte count, or (a bare number with -b) a block count; the other is 0. */
+  record FsSize(long bytes, long blocks) {
+    static FsSize ofBytes(long bytes) {
+      return new FsSize(bytes, 0);
     }
   }
 
@@ -437,7 +440,7 @@ public final class MkfsCommand implements Callable<Integer> {
       long[] sum = {0, 0, 0};
       new TarArchive(archive).entries(e -> {
         sum[0]++;
-        if (e.kind() == io.ext4j.fs.populate.TreeEntry.Kind.FILE) {
+        if (e.kind() == io.ext4j.tools.populate.TreeEntry.Kind.FILE) {
           sum[1] += e.size();
           sum[2] += (e.size() + 4095) / 4096;
         }

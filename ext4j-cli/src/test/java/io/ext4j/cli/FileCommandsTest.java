@@ -2,7 +2,7 @@ package io.ext4j.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ext4j.fs.populate.HostFs;
+import io.ext4j.tools.populate.HostFs;
 import io.ext4j.testkit.Seeds;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

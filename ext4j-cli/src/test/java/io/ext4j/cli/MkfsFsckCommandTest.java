@@ -55,9 +55,9 @@ class MkfsFsckCommandTest {
     byte[] dflt = io.ext4j.fs.format.PosixAcl.toVfs(List.of(new io.ext4j.fs.format.PosixAcl.Entry(1, 7, -1),
         new io.ext4j.fs.format.PosixAcl.Entry(2, 5, 1000), new io.ext4j.fs.format.PosixAcl.Entry(4, 5, -1),
         new io.ext4j.fs.format.PosixAcl.Entry(0x10, 7, -1), new io.ext4j.fs.format.PosixAcl.Entry(0x20, 4, -1)));
-    io.ext4j.fs.populate.HostFs.setXattr(d, "system.posix_acl_default", dflt);
+    io.ext4j.tools.populate.HostFs.setXattr(d, "system.posix_acl_default", dflt);
     Path inherits = Files.writeString(d.resolve("inherits"), "made after\n"); // the host gives it an access ACL
-    byte[] hostAcl = io.ext4j.fs.populate.HostFs.getXattr(inherits, "system.posix_acl_access");
+    byte[] hostAcl = io.ext4j.tools.populate.HostFs.getXattr(inherits, "system.posix_acl_access");
     assertThat(hostAcl).as("the host filesystem inherits default ACLs").isNotNull();
     Path img = tmp.resolve("acl.img");
     Cli r = Cli.run("mkfs", "-d", tmp.resolve("acltree").toString(), img.toString(), "32M");

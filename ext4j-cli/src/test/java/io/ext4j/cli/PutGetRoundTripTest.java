@@ -3,7 +3,7 @@ package io.ext4j.cli;
 import io.ext4j.fs.Attributes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ext4j.fs.populate.HostFs;
+import io.ext4j.tools.populate.HostFs;
 import io.ext4j.testkit.Seeds;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;

@@ -43,7 +43,7 @@ class FuseConcurrencyOracleTest {
     assertThat(r.outcomes()).containsKeys("CREATE OK", "CREATE_EXCL OK", "READ OK", "UNLINK OK", "RENAME OK", "LINK OK", "MKDIR OK",
         "RMDIR OK", "LIST OK", "PRIVATE OK");
     try (var dev = io.ext4j.block.FileBlockDevice.open(image, 4096, io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      var report = io.ext4j.fs.check.Checker.check(dev, io.ext4j.fs.check.CheckOptions.defaults().withStrict(true));
+      var report = io.ext4j.tools.check.Checker.check(dev, io.ext4j.tools.check.CheckOptions.defaults().withStrict(true));
       assertThat(report.clean()).as("ext4j fsck --strict after the race: %s", report.toText()).isTrue();
     }
   }

@@ -34,7 +34,7 @@ class Ext4jContractTest extends NioRulesContract {
     fs.close();
     try (var dev = io.ext4j.block.FileBlockDevice.open(image, blockSize(image),
         io.ext4j.block.FileBlockDevice.Options.defaults().withReadOnly(true))) {
-      var report = io.ext4j.fs.check.Checker.check(dev, io.ext4j.fs.check.CheckOptions.defaults().withStrict(true));
+      var report = io.ext4j.tools.check.Checker.check(dev, io.ext4j.tools.check.CheckOptions.defaults().withStrict(true));
       assertThat(report.clean()).as("the image after the test: %s", report.toText()).isTrue();
     }
     Files.delete(image);

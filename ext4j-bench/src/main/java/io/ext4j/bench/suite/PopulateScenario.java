@@ -1,12 +1,12 @@
 package io.ext4j.bench.suite;
 
 import io.ext4j.fs.Caller;
-import io.ext4j.fs.mkfs.MakeImage;
-import io.ext4j.fs.mkfs.Mkfs;
-import io.ext4j.fs.mkfs.MkfsParameters;
-import io.ext4j.fs.populate.HostDirectory;
-import io.ext4j.fs.populate.Populator;
-import io.ext4j.fs.populate.ReadAhead;
+import io.ext4j.tools.mkfs.MakeImage;
+import io.ext4j.tools.mkfs.Mkfs;
+import io.ext4j.tools.mkfs.MkfsParameters;
+import io.ext4j.tools.populate.HostDirectory;
+import io.ext4j.tools.populate.Populator;
+import io.ext4j.tools.populate.ReadAhead;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -187,7 +187,7 @@ public final class InodeLife {
         r.time(RawInode.Time.CRTIME), rdev(r), r.flags(), r.generation(), fs.lay.blockSize());
   }
 
-  /** The device number of a character or block device inode, in Linux's 32-bit encoding (see {@link #encodeRdev}). */
+  /** The device number of a character or block device inode, in Linux's 32-bit encoding ({@link Attributes#rdev(int, int)}). */
   static long rdev(RawInode r) {
     int t = r.fileType();
     if (t != RawInode.S_IFCHR && t != RawInode.S_IFBLK) {
@@ -197,34 +197,22 @@ public final class InodeLife {
     if (old != 0) {
       int major = (old >> 8) & 0xFF;
       int minor = old & 0xFF;
-      return encodeRdev(major, minor);
+      return Attributes.rdev(major, minor);
     }
     return Integer.toUnsignedLong(r.iBlockWord(1));
   }
 
-  /** Linux's new_encode_dev: minor's low byte, major, then minor's high bits ({@link Attributes#rdev(int, int)}). */
-  public static long encodeRdev(int major, int minor) {
-    return Attributes.rdev(major, minor);
-  }
-
-  public static int major(long rdev) {
-    return Attributes.major(rdev);
-  }
-
-  public static int minor(long rdev) {
-    return Attributes.minor(rdev);
-  }
 
   /** Stores a device number as the kernel does: the old 16-bit form when major and minor fit a byte, else the new one. */
   static void storeRdev(RawInode r, long rdev) {
-    int major = major(rdev);
-    int minor = minor(rdev);
+    int major = Attributes.major(rdev);
+    int minor = Attributes.minor(rdev);
     if (major < 256 && minor < 256) {
       r.iBlockWord(0, (major << 8) | minor);
       r.iBlockWord(1, 0);
     } else {
       r.iBlockWord(0, 0);
-      r.iBlockWord(1, (int) encodeRdev(major, minor));
+      r.iBlockWord(1, (int) Attributes.rdev(major, minor));
     }
   }
 }

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.Test;
  * superblock's state); the structures that use it (directories, files, xattrs, orphans, fast-commit
  * replay); the namespace code ({@code namespace}) above them; the VFS at the top. The API package
  * {@code io.ext4j.fs} is both the engine's value types (errors, attributes, flags), which every
- * package may use, and its façade ({@code Ext4FileSystem}), which only the VFS and the offline tools
- * built on the engine reach.
+ * package may use, and its façade ({@code Ext4FileSystem}), which within the engine only the VFS reaches.
  */
 @Tag("fast")
 class EnginePackagesTest {
@@ -31,9 +30,9 @@ class EnginePackagesTest {
   }
 
   @Test
-  void onlyTheVfsAndTheToolsReachTheFacade() {
+  void withinTheEngineOnlyTheVfsReachesTheFacade() {
     noClasses().that().resideInAPackage("io.ext4j.fs.*..")
-        .and().resideOutsideOfPackages("io.ext4j.fs.vfs..", "io.ext4j.fs.check..", "io.ext4j.fs.mkfs..", "io.ext4j.fs.populate..")
+        .and().resideOutsideOfPackage("io.ext4j.fs.vfs..")
         .should().dependOnClassesThat().haveFullyQualifiedName("io.ext4j.fs.Ext4FileSystem")
         .check(ENGINE);
   }

@@ -9,7 +9,6 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.StatFs;
-import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.testkit.FsManifest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -150,10 +149,9 @@ final class EngineManifest {
     for (String n : names) {
       x.put(FsManifest.escape(n.getBytes(StandardCharsets.UTF_8)), fs.getxattr(a.ino(), n));
     }
-    int t = a.fileType();
-    boolean dev = t == 0x2000 || t == 0x6000;
+    boolean dev = a.isDevice();
     Facts f = new Facts(a.mode(), a.uid(), a.gid(), a.size(), a.nlink(), a.ino(), a.blocks(), a.atime(), a.mtime(),
-        a.ctime(), dev ? InodeLife.major(a.rdev()) : 0, dev ? InodeLife.minor(a.rdev()) : 0, target, c, x);
+        a.ctime(), dev ? Attributes.major(a.rdev()) : 0, dev ? Attributes.minor(a.rdev()) : 0, target, c, x);
     if (!a.isDirectory()) {
       seen.put(a.ino(), f);
     }

@@ -8,7 +8,6 @@ import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.SetAttributes;
-import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.fs.kernel.TreeModel.Node;
 import io.ext4j.testkit.FsManifest;
 import java.io.IOException;
@@ -230,7 +229,7 @@ final class Ext4jTree {
       int maj = (int) n[2];
       int min = (int) n[3];
       Node x = add(special, (String) n[0], (char) n[4], fs.mknod(special.ino, b((String) n[0]), (int) n[1] | 0640,
-          InodeLife.encodeRdev(maj, min), Caller.ROOT));
+          Attributes.rdev(maj, min), Caller.ROOT));
       x.major = maj;
       x.minor = min;
     }

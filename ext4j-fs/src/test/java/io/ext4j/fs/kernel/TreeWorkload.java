@@ -11,7 +11,6 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.fs.RenameMode;
 import io.ext4j.fs.SetAttributes;
-import io.ext4j.fs.namespace.InodeLife;
 import io.ext4j.fs.kernel.TreeModel.Node;
 import io.ext4j.testkit.FsManifest;
 import java.io.IOException;
@@ -509,7 +508,7 @@ final class TreeWorkload {
     int type = new int[] {0x1000, 0xC000, 0x2000, 0x6000}[kind];
     int major = kind >= 2 ? r.nextInt(4096) : 0;
     int minor = kind >= 2 ? (r.nextBoolean() ? r.nextInt(256) : r.nextInt(1 << 20)) : 0;
-    long rdev = kind >= 2 ? InodeLife.encodeRdev(major, minor) : 0;
+    long rdev = kind >= 2 ? Attributes.rdev(major, minor) : 0;
     Node n = made(d, name, "pscb".charAt(kind), 0640, fs.mknod(d.ino, b(name), type | 0640, rdev, Caller.ROOT));
     n.major = major;
     n.minor = minor;
