@@ -102,7 +102,7 @@ final class Ext4Lifecycle {
    * Writes the superblock straight to the device and flushes, as the kernel does at mount and
    * unmount: needs_recovery must be durable before the log holds any transaction (the kernel wipes
    * the log of a filesystem without it), and at unmount the log is already empty. A crash tearing
-   * this write is handled at the next open ({@link #checkTorn}).
+   * this write is handled at the next open ({@code Ext4Opener.checkTorn}).
    */
   private void writeSuperblock() throws IOException {
     fs.superblock.writeDirect(device, fs.meta);

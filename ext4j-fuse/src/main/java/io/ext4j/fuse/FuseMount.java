@@ -169,7 +169,7 @@ public final class FuseMount implements AutoCloseable {
     try {
       String found = null;
       for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-        String[] f = line.split(" ");
+        String[] f = line.split(" ", 0);
         if (f.length > 4 && unescape(f[4]).equals(mp.toString())) {
           found = f[2];
         }
@@ -392,7 +392,7 @@ public final class FuseMount implements AutoCloseable {
     if (connection == null) {
       return;
     }
-    String[] mm = connection.split(":");
+    String[] mm = connection.split(":", 0);
     Path abort = Path.of("/sys/fs/fuse/connections", mm.length == 2 ? mm[1] : connection, "abort");
     if (Files.exists(abort)) {
       Files.writeString(abort, "1");

@@ -447,7 +447,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   /** "user:a,b" or "user:*" as the JDK's: each name to its value's bytes. */
   private static Map<String, Object> userAttributes(Ext4UserAttributeView v, String names) throws IOException {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String n : names.split(",")) {
+    for (String n : names.split(",", 0)) {
       for (String name : n.equals("*") ? v.list() : java.util.List.of(n)) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.size(name));
         v.read(name, b);
@@ -468,7 +468,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       return all;
     }
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String n : vn[1].split(",")) {
+    for (String n : vn[1].split(",", 0)) {
       if (n.equals("*")) {
         out.putAll(all);
       } else if (all.containsKey(n)) {

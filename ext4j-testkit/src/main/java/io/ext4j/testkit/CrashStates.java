@@ -367,7 +367,7 @@ public final class CrashStates implements Iterable<CrashState> {
     }
     IntStream.Builder b = IntStream.builder();
     int last = -1;
-    for (String part : s.split(",")) {
+    for (String part : s.split(",", 0)) {
       int dash = part.indexOf('-');
       int lo = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
       int hi = dash < 0 ? lo : Integer.parseInt(part.substring(dash + 1));

@@ -89,7 +89,11 @@ public final class FaultyBlockDevice implements BlockDevice {
 
     /** Fails when either fault fails; both see every operation (their counters both advance). */
     default Fault or(Fault other) {
-      return op -> this.fails(op) | other.fails(op);
+      return op -> {
+        boolean mine = this.fails(op);
+        boolean theirs = other.fails(op);
+        return mine || theirs;
+      };
     }
 
     /** After this fault first fires, every later operation fails too: a device that died. */

@@ -394,7 +394,7 @@ public final class BlockAllocator {
       grp.lock.lock();
       try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
         byte[] bits = bitmap.array();
-        int newly = len - (Bitmaps.countSetRange(bits, from, from + len));
+        int newly = len - Bitmaps.countSetRange(bits, from, from + len);
         Bitmaps.setRange(bits, from, from + len);
         tx.dirty(bitmap);
         GroupDescriptor now = grp.desc;

@@ -77,7 +77,7 @@ public final class InodeAllocator {
     long h = (spreadSeed + parent * 0x9E3779B97F4A7C15L + topLevelDirs.getAndIncrement()) * 0x94D049BB133111EBL;
     int offset = (int) Long.remainderUnsigned(h ^ (h >>> 31), n);
     for (int i = 0; i < n; i++) {
-      long g = (offset + i) % n;
+      long g = ((long) offset + i) % n;
       GroupDescriptor d = groups.group(g).desc();
       if (d.freeInodes() == 0 || d.freeInodes() < avgInodes || d.freeBlocks() < avgBlocks) {
         continue;

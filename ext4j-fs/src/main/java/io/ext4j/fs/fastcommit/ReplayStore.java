@@ -198,17 +198,17 @@ final class ReplayStore {
         GroupDescriptor d = g.desc();
         byte[] bb = groups.blockBitmapCopy(g);
         int blocks = lay.groupBlockCount(gi);
-        long fb = blocks - Bitmaps.countSetRange(bb, 0, blocks);
+        long fb = (long) blocks - Bitmaps.countSetRange(bb, 0, blocks);
         int ipg = (int) lay.inodesPerGroup();
         byte[] ib = groups.inodeBitmapCopy(g);
-        long fi = ipg - Bitmaps.countSetRange(ib, 0, ipg);
+        long fi = (long) ipg - Bitmaps.countSetRange(ib, 0, ipg);
         long unused = d.itableUnused();
         if (uninitBg && fi < ipg) {
           int last = ipg - 1;
           while (last >= 0 && !Bitmaps.test(ib, last)) {
             last--;
           }
-          unused = ipg - (last + 1);
+          unused = (long) ipg - (last + 1);
         }
         GroupDescriptor now = d.withCounts(fb, fi, d.usedDirs(), unused)
             .withBitmapChecksums(groups.blockBitmapChecksum(bb),

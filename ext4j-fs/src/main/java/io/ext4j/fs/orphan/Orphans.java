@@ -11,7 +11,6 @@ import io.ext4j.fs.meta.Tx;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +32,7 @@ import java.util.Map;
  */
 public final class Orphans {
   private final Fs fs;
-  private final LinkedList<Long> chain = new LinkedList<>(); // this: the classic list, newest first
+  private final List<Long> chain = new ArrayList<>(); // this: the classic list, newest first
   private final Map<Long, int[]> slotOf = new HashMap<>(); // this: inode -> {orphan-file block, slot}
   private int[][] slots; // this: orphan-file contents per block, null without an orphan file
   private long[] physical; // this: each orphan-file block's physical block

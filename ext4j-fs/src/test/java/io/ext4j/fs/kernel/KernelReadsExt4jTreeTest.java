@@ -46,7 +46,7 @@ class KernelReadsExt4jTreeTest {
 
   private static Built build(String config) throws Exception {
     long seed = Seeds.seed();
-    int bs = Integer.parseInt(config.split(" ")[0]);
+    int bs = Integer.parseInt(config.split(" ", 0)[0]);
     boolean upstream = config.endsWith("upstream");
     Path img = KernelImages.dir("ext4j-tree-" + bs + (upstream ? "" : "-debian")).resolve("ext4j.img");
     if (upstream) {
@@ -87,7 +87,7 @@ class KernelReadsExt4jTreeTest {
     }
     KernelImages.assertSame(KernelImages.comparable(b.ours()), KernelImages.comparable(theirs), img,
         "the kernel's view of ext4j's tree (seed " + b.seed() + ")");
-    debugfsAgrees(img, b.ours(), Integer.parseInt(config.split(" ")[0]));
+    debugfsAgrees(img, b.ours(), Integer.parseInt(config.split(" ", 0)[0]));
   }
 
   /** debugfs reads every inode, directory and file as ext4j does, and lists /big's htree whole. */
@@ -187,7 +187,7 @@ class KernelReadsExt4jTreeTest {
     Built b = built(config);
     long seed = Seeds.seed();
     Path img = copy(b, "kernel-writes");
-    int bs = Integer.parseInt(config.split(" ")[0]);
+    int bs = Integer.parseInt(config.split(" ", 0)[0]);
     FsManifest theirs;
     try (LoopMount m = LoopMount.readWrite(img)) {
       KernelWrites.into(m.dir, seed);

@@ -101,7 +101,7 @@ final class CommitProcess {
         }
         Transaction r = e.runningLocked();
         long now = e.options.clock().nanoTime();
-        if (r != null && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        if (r != null && (e.commitRequestLocked() == r.tid || (r.handleCount > 0 && now - r.expiresNanos >= 0))) {
           return true;
         }
         if (e.closingLocked() && (r == null || r.handleCount == 0)) {
@@ -128,7 +128,7 @@ final class CommitProcess {
       Transaction r = e.runningLocked();
       long now = e.options.clock().nanoTime();
       if (r != null && r.state() == TransactionState.RUNNING
-          && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+          && (e.commitRequestLocked() == r.tid || (r.handleCount > 0 && now - r.expiresNanos >= 0))) {
         e.markCommitRequestedLocked(r.tid);
         return r;
       }

@@ -87,6 +87,7 @@ public final class JournalEngine {
 
   final JournalBuffers buffers;
   private final Runnable onCachePressure; // registered with the cache while the engine runs
+  @SuppressWarnings("ThreadLocalUsage") // per journal on purpose: a thread may hold handles of two journals
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
   /** Called by the committer after each publish, in tid order (see {@link io.ext4j.jbd2.CommitListener}). */
   final java.util.concurrent.CopyOnWriteArrayList<io.ext4j.jbd2.CommitListener> commitListeners =
@@ -179,6 +180,9 @@ public final class JournalEngine {
   }
 
   /** Attaches {@code h} to the running transaction, creating it or waiting as needed. */
+  // handleCount and writers are written only under stateLock (held where they are bumped); they are
+  // volatile for the batching policies' lock-free reads, so the ++ needs no atomicity.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   void attach(HandleImpl h, int total) throws JournalException {
     long startWait = options.clock().nanoTime();
     stateLock.lock();
@@ -925,10 +929,12 @@ public final class JournalEngine {
   }
 
   /** Waits on a condition of stateLock, deferring any interrupt (journal waits must not abort halfway). */
+  @SuppressWarnings("WaitNotInLoop") // a wrapper: every caller loops on its own predicate
   static void awaitUninterruptibly(Condition c) {
     c.awaitUninterruptibly();
   }
 
+  @SuppressWarnings("WaitNotInLoop") // a wrapper: every caller loops on its own predicate
   static boolean awaitNanos(Condition c, long nanos) throws InterruptedIOException {
     try {
       return c.await(nanos, TimeUnit.NANOSECONDS);

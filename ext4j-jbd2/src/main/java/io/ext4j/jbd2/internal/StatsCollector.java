@@ -44,9 +44,9 @@ final class StatsCollector {
   }
 
   synchronized JournalStats snapshot(long averageCommitNanos) {
-    double n = Math.max(1, transactions);
+    double n = (double) Math.max(1, transactions);
     return new JournalStats(transactions, requested, maxTransactionBuffers, waitNanos / n / 1e6,
-        requestDelayNanos / Math.max(1.0, requested) / 1e6, runningNanos / n / 1e6, lockedNanos / n / 1e6,
+        requestDelayNanos / Math.max(1.0, (double) requested) / 1e6, runningNanos / n / 1e6, lockedNanos / n / 1e6,
         flushingNanos / n / 1e6, loggingNanos / n / 1e6, averageCommitNanos / 1e3, handles / n, blocks / n,
         logged / n, deviceFlushes.sum(), checkpointRounds.sum(), homeWrites.sum(), batchWaits.sum());
   }
