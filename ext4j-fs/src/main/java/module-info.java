@@ -17,6 +17,7 @@
  * ({@code --enable-native-access=io.ext4j.block} on the module path); this module makes none.
  */
 module io.ext4j.fs {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.jbd2;
   requires org.apache.commons.compress;
 

@@ -2,6 +2,8 @@ package io.ext4j.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import io.ext4j.jbd2.JournalStats;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
@@ -158,7 +160,8 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
         r.flushesPerSec(), r.deviceFlushesPerSec().isPresent() ? fmt("%.0f", r.deviceFlushesPerSec().getAsDouble()) : "-");
   }
 
-  private static String fmt(String format, Object... args) {
+  @FormatMethod
+  private static String fmt(@FormatString String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
   }
 }

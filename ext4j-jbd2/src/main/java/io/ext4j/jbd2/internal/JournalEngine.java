@@ -71,7 +71,7 @@ public final class JournalEngine {
   private int tailSequence; // stateLock: tid of the oldest transaction still in the log
   private int batchWaiters; // stateLock: threads in awaitWriters
   /** stateLock: each thread that joined a recent transaction → the tid it last joined (the older ones forgotten after each commit). */
-  private final java.util.Map<Thread, Integer> lastJoined = new java.util.IdentityHashMap<>();
+  private final java.util.IdentityHashMap<Thread, Integer> lastJoined = new java.util.IdentityHashMap<>();
   private boolean closing; // stateLock
   private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
 
