@@ -1,5 +1,6 @@
 package io.ext4j.nio;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.vfs.AttrChange;
@@ -89,7 +90,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "dirSync",
       "commitInterval", "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath",
       "dentryCacheSize");
-  private final Map<Path, Ext4NioFileSystem> open = new HashMap<>(); // guarded by this
+  @GuardedBy("this") private final Map<Path, Ext4NioFileSystem> open = new HashMap<>();
 
   /** The provider the service loader makes (and tests may make their own). */
   public Ext4FileSystemProvider() {}

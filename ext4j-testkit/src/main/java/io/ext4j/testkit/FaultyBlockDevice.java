@@ -1,5 +1,6 @@
 package io.ext4j.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.BlockOutOfRangeException;
 import java.io.IOException;
@@ -127,9 +128,9 @@ public final class FaultyBlockDevice implements BlockDevice {
 
   private final BlockDevice delegate;
   private final Object lock = new Object();
-  private Fault fault; // guarded by lock
-  private long injected; // guarded by lock
-  private boolean tearing; // guarded by lock
+  @GuardedBy("lock") private Fault fault;
+  @GuardedBy("lock") private long injected;
+  @GuardedBy("lock") private boolean tearing;
 
   /** A healthy wrapper; {@link #inject(Fault)} makes it fail. */
   public FaultyBlockDevice(BlockDevice delegate) {

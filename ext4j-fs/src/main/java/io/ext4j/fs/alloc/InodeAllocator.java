@@ -132,6 +132,7 @@ public final class InodeAllocator {
    *
    * @throws Ext4Exception EFSCORRUPTED if it is already free
    */
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   public void free(Tx tx, long ino, boolean directory) throws IOException {
     Groups.Group grp = groups.group(lay.groupOfInode(ino));
     int index = lay.indexInGroup(ino);

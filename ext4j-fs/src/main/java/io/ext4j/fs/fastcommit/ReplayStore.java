@@ -82,6 +82,7 @@ final class ReplayStore {
     return g - g % per;
   }
 
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   void setBlockBits(long first, long count, boolean used) throws IOException {
     long b = first;
     long end = first + count;
@@ -163,6 +164,7 @@ final class ReplayStore {
     throw new Ext4Exception(Errno.ENOSPC, ino, null, dev.name() + ": no free block for the fast-commit replay");
   }
 
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   void setInodeBit(long ino, boolean used) throws IOException {
     Groups.Group group = groups.group(lay.groupOfInode(ino));
     group.lock.lock();

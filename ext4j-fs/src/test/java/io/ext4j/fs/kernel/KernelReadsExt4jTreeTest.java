@@ -2,6 +2,7 @@ package io.ext4j.fs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.FsManifest;
@@ -30,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("root")
 class KernelReadsExt4jTreeTest {
   /** "BLOCKSIZE FEATURES": upstream mke2fs.conf defaults, or Debian's. */
-  private static final Map<String, Built> BUILT = new HashMap<>(); // guarded by the class
+  @GuardedBy("KernelReadsExt4jTreeTest.class") private static final Map<String, Built> BUILT = new HashMap<>();
 
   /** An ext4j-written image (never changed; tests copy it), its model and ext4j's view of it. */
   record Built(Path image, TreeModel model, FsManifest ours, long seed) {}
