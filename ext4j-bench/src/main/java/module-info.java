@@ -4,6 +4,7 @@
  * ({@code io.ext4j.bench.jmh}). An application module: the CLI's {@code bench} commands run it.
  */
 module io.ext4j.bench {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.nio;
   requires transitive io.ext4j.fuse;
   requires transitive io.ext4j.tools; // images made and populated for the scenarios

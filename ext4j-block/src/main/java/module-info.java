@@ -8,6 +8,7 @@
  * the class path.
  */
 module io.ext4j.block {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT for O_DIRECT (FileBlockDevice.O_DIRECT)
   exports io.ext4j.block;
   exports io.ext4j.block.cache;

@@ -12,6 +12,7 @@
  * tree copier) are the {@code io.ext4j.tools} module, built on these exports.
  */
 module io.ext4j.fs {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.jbd2;
 
   exports io.ext4j.fs;

@@ -5,6 +5,7 @@
  * path; this module makes none.
  */
 module io.ext4j.fuse {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.fs;
 
   exports io.ext4j.fuse;

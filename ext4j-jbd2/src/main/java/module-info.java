@@ -15,6 +15,7 @@
  */
 @SuppressWarnings("module") // "jbd2" ends in a digit: it is the journal's name
 module io.ext4j.jbd2 {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.block;
 
   exports io.ext4j.jbd2;

@@ -4,6 +4,7 @@
  * the service it provides.
  */
 module io.ext4j.nio {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.fs;
   requires io.ext4j.tools; // the image a newFileSystem with create=true makes
 

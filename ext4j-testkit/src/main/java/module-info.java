@@ -4,9 +4,10 @@
  * counts ({@link io.ext4j.testkit.TagCounts}). Not part of the published API.
  */
 module io.ext4j.testkit {
+  requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time
   requires transitive io.ext4j.block;
   requires transitive org.junit.jupiter.api;
-  requires org.junit.platform.launcher;
+  requires transitive org.junit.platform.launcher; // TagCounts, a public TestExecutionListener
   requires org.assertj.core;
 
   exports io.ext4j.testkit;

@@ -2,6 +2,8 @@ package io.ext4j.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import io.ext4j.jbd2.JournalStats;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
@@ -83,11 +85,12 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
     s.append(fmt("(* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s warmup; "
         + "%d block(s) per handle; async commit %s; ratios against the same run's fdatasync-baseline row; "
         + "disk fl/s = flushes the disk completed (all processes), ops/dfl = operations per such flush; "
-        + (ceilings ? "group-commit-ceiling = one writer committing N handles' blocks per fdatasync back to back, "
-            + "which no journal beats; ops/ceil = share of it reached; " : "")
-        + "JIT warmup %.1f s before the first row; commit wake-up %s; peak heap %d MiB)%n",
+        + "%sJIT warmup %.1f s before the first row; commit wake-up %s; peak heap %d MiB)%n",
         options.duration().toNanos() / 1e9, options.rounds(), options.warmup().toNanos() / 1e9, options.blocksPerOp(),
-        options.journalOptions().asyncCommit() ? "on" : "off", options.jvmWarmup().toNanos() / 1e9,
+        options.journalOptions().asyncCommit() ? "on" : "off",
+        ceilings ? "group-commit-ceiling = one writer committing N handles' blocks per fdatasync back to back, "
+            + "which no journal beats; ops/ceil = share of it reached; " : "",
+        options.jvmWarmup().toNanos() / 1e9,
         wakeupsRun(), peakHeapBytes >> 20));
     defaultPolicyStats.ifPresent(st -> {
       int lastThreads = rows.stream().filter(BenchRow::isDefault).reduce((a, b) -> b).orElseThrow().threads();
@@ -157,7 +160,8 @@ public record BenchReport(JournalBenchmark.Options options, List<BenchRow> rows,
         r.flushesPerSec(), r.deviceFlushesPerSec().isPresent() ? fmt("%.0f", r.deviceFlushesPerSec().getAsDouble()) : "-");
   }
 
-  private static String fmt(String format, Object... args) {
+  @FormatMethod
+  private static String fmt(@FormatString String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
   }
 }

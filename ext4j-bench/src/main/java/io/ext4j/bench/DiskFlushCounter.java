@@ -107,7 +107,7 @@ final class DiskFlushCounter {
 
   /** Field {@value #FLUSH_FIELD} of a block stat line, or empty if the line is shorter (kernel < 5.5). */
   static OptionalLong parse(String statLine) {
-    String[] f = statLine.trim().split("\\s+");
+    String[] f = statLine.trim().split("\\s+", 0);
     if (f.length <= FLUSH_FIELD) {
       return OptionalLong.empty();
     }

@@ -1,5 +1,6 @@
 package io.ext4j.bench;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -64,7 +65,7 @@ final class FdatasyncBaseline implements AutoCloseable {
       throw new IllegalArgumentException(threads + " threads but only " + files.size() + " baseline files");
     }
     List<FileChannel> channels = new ArrayList<>(threads);
-    try {
+    try (Closeable closing = () -> closeAll(channels)) { // a failure to close is suppressed into the run's own
       List<TimedRun.Op> ops = new ArrayList<>(threads);
       for (int i = 0; i < threads; i++) {
         FileChannel ch = FileChannel.open(files.get(i), StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -85,22 +86,25 @@ final class FdatasyncBaseline implements AutoCloseable {
       double rate = r.opsPerSec();
       return new BenchRow(BenchRow.BASELINE, threads, rate, r.micros(50), r.micros(99), OptionalDouble.empty(),
           rate, rate, diskWindow.rate(r.windowNanos()), "", false);
-    } finally {
-      IOException first = null;
-      for (FileChannel ch : channels) {
-        try {
-          ch.close();
-        } catch (IOException e) {
-          if (first == null) {
-            first = e;
-          } else {
-            first.addSuppressed(e);
-          }
+    }
+  }
+
+  /** Closes every channel; the first failure is thrown with the later ones suppressed. */
+  private static void closeAll(List<FileChannel> channels) throws IOException {
+    IOException first = null;
+    for (FileChannel ch : channels) {
+      try {
+        ch.close();
+      } catch (IOException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
         }
       }
-      if (first != null) {
-        throw first;
-      }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 

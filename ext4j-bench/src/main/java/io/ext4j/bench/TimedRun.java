@@ -27,6 +27,7 @@ public final class TimedRun {
   }
 
   /** What a run measured: merged latencies (nanoseconds), operations, and the window's length. */
+  @SuppressWarnings("exports") // HdrHistogram is an automatic module (requires transitive would warn in turn); only this module reads the histogram
   public record Result(Histogram latencyNanos, long operations, long windowNanos) {
     public double opsPerSec() {
       return operations * 1e9 / windowNanos;

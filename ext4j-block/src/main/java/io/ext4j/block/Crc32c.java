@@ -58,7 +58,7 @@ public final class Crc32c {
     int i = off;
     int end = off + len;
     while (end - i >= 8) {
-      int lo = (b[i] & 0xFF | (b[i + 1] & 0xFF) << 8 | (b[i + 2] & 0xFF) << 16 | (b[i + 3] & 0xFF) << 24) ^ crc;
+      int lo = ((b[i] & 0xFF) | ((b[i + 1] & 0xFF) << 8) | ((b[i + 2] & 0xFF) << 16) | ((b[i + 3] & 0xFF) << 24)) ^ crc;
       crc = T[7][lo & 0xFF] ^ T[6][(lo >>> 8) & 0xFF] ^ T[5][(lo >>> 16) & 0xFF] ^ T[4][lo >>> 24]
           ^ T[3][b[i + 4] & 0xFF] ^ T[2][b[i + 5] & 0xFF] ^ T[1][b[i + 6] & 0xFF] ^ T[0][b[i + 7] & 0xFF];
       i += 8;

@@ -66,7 +66,7 @@ public final class FsckCommand implements Callable<Integer> {
    * the check then replays the journal itself, and without {@code -n} the journal is replayed in place
    * first, as {@code journal recover} does.
    */
-  private boolean recover(BlockDevice dev, PrintWriter out, PrintWriter err) throws IOException {
+  private boolean recover(BlockDevice dev, PrintWriter out) throws IOException {
     out.println(image + ": recovering the journal and orphans, as a mount would" + (noChanges ? " (in memory)" : ""));
     try {
       Ext4FileSystem.open(dev, Ext4Options.defaults(), false).close();
@@ -104,7 +104,7 @@ public final class FsckCommand implements Callable<Integer> {
         BlockDevice dev = noChanges ? new OverlayBlockDevice(file) : file;
         boolean replay = false;
         if (needsRecovery(sb)) {
-          replay = !recover(dev, out, err);
+          replay = !recover(dev, out);
         }
         report = Checker.check(dev, CheckOptions.defaults().withReplayJournal(replay).withStrict(strict));
       }

@@ -145,7 +145,7 @@ public final class ImageTarget {
   /** A path argument's components (split on '/', empty ones dropped), as basename(1) sees them. */
   static List<String> components(String path) {
     List<String> out = new ArrayList<>();
-    for (String c : path.split("/")) {
+    for (String c : path.split("/", 0)) {
       if (!c.isEmpty()) {
         out.add(c);
       }

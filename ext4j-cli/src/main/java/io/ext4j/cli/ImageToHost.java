@@ -233,7 +233,7 @@ final class ImageToHost {
   private void copyXattrs(Attributes a, OpenFile dir, byte[] name, Path host) throws IOException {
     List<String> names = engine(host.toString(), () -> vfs.listxattrat(dir, name, false, who));
     for (String n : names) {
-      if (!HostFs.copiedXattr(n, root) || a.isSymlink() && n.startsWith("user.")) {
+      if (!HostFs.copiedXattr(n, root) || (a.isSymlink() && n.startsWith("user."))) {
         continue; // Linux allows user.* only on regular files and directories
       }
       byte[] v = engine(host.toString(), () -> vfs.getxattrat(dir, name, false, n, who));

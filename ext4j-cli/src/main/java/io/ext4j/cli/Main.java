@@ -56,7 +56,7 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     OutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
-    System.exit(run(new java.io.BufferedOutputStream(out, 1 << 16), new PrintWriter(System.err, true), args));
+    System.exit(run(new java.io.BufferedOutputStream(out, 1 << 16), new PrintWriter(System.err, true, System.err.charset()), args));
   }
 
   /** Runs the command line with its text output in UTF-8 on {@code stdout}, and returns the exit code. */

@@ -95,7 +95,7 @@ public final class MkdirCommand implements Callable<Integer> {
         if (i == parts.size() - 1) {
           make(vfs, sofar, perms, who);
         } else {
-          vfs.mkdirat(null, ImageTarget.bytes(sofar), 0777 & ~who.umask() | 0300, who.withUmask(0));
+          vfs.mkdirat(null, ImageTarget.bytes(sofar), (0777 & ~who.umask()) | 0300, who.withUmask(0));
         }
       } catch (Ext4Exception e) {
         if (e.errno() != Errno.EEXIST) {

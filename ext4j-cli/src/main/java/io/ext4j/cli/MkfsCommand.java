@@ -289,7 +289,7 @@ public final class MkfsCommand implements Callable<Integer> {
           id = new Mkfs.Identity(id.uuid(), words, id.time(), id.label(), id.rootUid(), id.rootGid());
         }
         case "root_owner" -> {
-          String[] ug = kv[1].split(":");
+          String[] ug = kv[1].split(":", 0);
           if (ug.length != 2) {
             throw new CliException("-E root_owner=" + kv[1] + ": expected UID:GID");
           }
@@ -307,7 +307,7 @@ public final class MkfsCommand implements Callable<Integer> {
     if (extended == null) {
       return out;
     }
-    for (String opt : extended.split(",")) {
+    for (String opt : extended.split(",", 0)) {
       if (opt.isBlank()) {
         continue;
       }

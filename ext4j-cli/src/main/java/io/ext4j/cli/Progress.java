@@ -20,7 +20,10 @@ final class Progress implements AutoCloseable {
   }
 
   /** Whether a bar would be shown: standard input and output are a terminal. */
+  @SuppressWarnings("SystemConsoleNull")
   static boolean onTerminal() {
+    // isTerminal() is the test; the null check stays because System.console() is still specified to
+    // return null when there is no console (e.g. with -Djdk.console=java.base and no terminal).
     java.io.Console c = System.console();
     return c != null && c.isTerminal();
   }

@@ -78,7 +78,7 @@ final class Warnings {
    */
   private static boolean entryOnly(IOException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof Ext4Exception x && WHOLE_IMAGE.contains(x.errno()) || t instanceof Ext4FormatException) {
+      if ((t instanceof Ext4Exception x && WHOLE_IMAGE.contains(x.errno())) || t instanceof Ext4FormatException) {
         return false;
       }
       String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);

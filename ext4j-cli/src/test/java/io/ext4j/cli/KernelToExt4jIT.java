@@ -232,17 +232,19 @@ class KernelToExt4jIT {
     Map<Long, Tx> out = new LinkedHashMap<>();
     long tid = -1;
     for (String line : lines) {
-      Matcher m;
-      if ((m = FOUND.matcher(line)).matches()) {
-        tid = Long.parseLong(m.group(1));
+      Matcher found = FOUND.matcher(line);
+      Matcher tag = TAG.matcher(line);
+      Matcher revoke = REVOKE.matcher(line);
+      if (found.matches()) {
+        tid = Long.parseLong(found.group(1));
         Tx t = out.computeIfAbsent(tid, k -> new Tx(k, new ArrayList<>(), new ArrayList<>(), false));
-        if (m.group(2).equals("2")) {
+        if (found.group(2).equals("2")) {
           out.put(tid, new Tx(tid, t.blocks(), t.revoked(), true));
         }
-      } else if ((m = TAG.matcher(line)).matches()) {
-        out.get(tid).blocks().add(List.of(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3), 16)));
-      } else if ((m = REVOKE.matcher(line)).matches()) {
-        out.get(tid).revoked().add(Long.parseLong(m.group(1)));
+      } else if (tag.matches()) {
+        out.get(tid).blocks().add(List.of(Long.parseLong(tag.group(1)), Long.parseLong(tag.group(2)), Long.parseLong(tag.group(3), 16)));
+      } else if (revoke.matches()) {
+        out.get(tid).revoked().add(Long.parseLong(revoke.group(1)));
       }
     }
     return out;

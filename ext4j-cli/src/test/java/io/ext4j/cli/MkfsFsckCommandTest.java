@@ -69,8 +69,9 @@ class MkfsFsckCommandTest {
       assertThat(fs.listxattr(p.ino())).doesNotContain("system.posix_acl_access");
       var i = fs.vfs().statat(null, "/d/inherits".getBytes(StandardCharsets.UTF_8), false, root);
       assertThat(fs.getxattr(i.ino(), "system.posix_acl_access")).isEqualTo(hostAcl);
-      assertThat(i.permissions()).isEqualTo(Files.readAttributes(inherits, java.nio.file.attribute.PosixFileAttributes.class)
-          .permissions().stream().mapToInt(x -> 1 << (8 - x.ordinal())).sum());
+      String rwx = java.nio.file.attribute.PosixFilePermissions.toString(
+          Files.readAttributes(inherits, java.nio.file.attribute.PosixFileAttributes.class).permissions()); // "rwxr-x---"
+      assertThat(i.permissions()).isEqualTo(Integer.parseInt(rwx.replaceAll("[^-]", "1").replace('-', '0'), 2));
       assertThat(fs.getxattr(fs.vfs().statat(null, "/d".getBytes(StandardCharsets.UTF_8), true, root).ino(), "system.posix_acl_default")).isEqualTo(dflt);
     }
     Tools.assertE2fsckClean(img);
@@ -298,6 +299,6 @@ class MkfsFsckCommandTest {
     List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx256m",
         "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
     cmd.addAll(List.of(args));
-    return E2fsprogs.runOrKill(Duration.ofSeconds(120), env, cmd.toArray(String[]::new));
+    return E2fsprogs.runOrKill(Duration.ofMinutes(2), env, cmd.toArray(String[]::new));
   }
 }

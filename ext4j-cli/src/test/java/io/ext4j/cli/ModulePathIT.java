@@ -61,7 +61,7 @@ class ModulePathIT {
   private static List<String> built() {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> out = new ArrayList<>();
-    for (String entry : cp.split(File.pathSeparator)) {
+    for (String entry : cp.split(File.pathSeparator, 0)) {
       Path p = Path.of(entry);
       boolean jar = entry.endsWith(".jar") && Files.isRegularFile(p);
       boolean module = Files.isDirectory(p) && Files.isRegularFile(p.resolve("module-info.class"));

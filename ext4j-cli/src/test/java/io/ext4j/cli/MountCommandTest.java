@@ -28,7 +28,7 @@ class MountCommandTest {
   }
 
   private static boolean mounted(Path mnt) throws Exception {
-    return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.split(" ")[4].equals(mnt.toString()));
+    return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.split(" ", 0)[4].equals(mnt.toString()));
   }
 
   /** Runs {@code ext4j mount IMG MNT EXTRA…} in the background and returns once the mount is up (failing if it never comes up). */

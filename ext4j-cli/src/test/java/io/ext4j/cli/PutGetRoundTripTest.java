@@ -56,7 +56,7 @@ class PutGetRoundTripTest {
         byte[] island = new byte[1 + r.nextInt(100_000)];
         r.nextBytes(island);
         island[0] = 1; // never all zeros at its first block
-        f.seek(k * 12 * MIB + r.nextInt((int) MIB)); // unaligned starts
+        f.seek(k * 12L * MIB + r.nextInt((int) MIB)); // unaligned starts
         f.write(island);
       }
     }

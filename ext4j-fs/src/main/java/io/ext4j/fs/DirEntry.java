@@ -17,6 +17,6 @@ public record DirEntry(byte[] name, long ino, int type, long cookie) {
   }
 
   public boolean isDot() {
-    return name.length == 1 && name[0] == '.' || name.length == 2 && name[0] == '.' && name[1] == '.';
+    return (name.length == 1 && name[0] == '.') || (name.length == 2 && name[0] == '.' && name[1] == '.');
   }
 }

@@ -1,5 +1,6 @@
 package io.ext4j.fs;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.file.FileIo;
@@ -36,8 +37,8 @@ final class Ext4Lifecycle {
   private final Orphans orphans;
   private final InodeLife life;
   private final FileIo io;
-  private boolean closed; // guarded by this
-  private Ext4Exception shutDown; // the shutdown's cause once the filesystem is shut down; guarded by this
+  @GuardedBy("this") private boolean closed;
+  @GuardedBy("this") private Ext4Exception shutDown; // the shutdown's cause once the filesystem is shut down
 
   Ext4Lifecycle(Fs fs, BlockDevice device, boolean closeDevice, Journal journal, Orphans orphans, InodeLife life, FileIo io) {
     this.fs = fs;
@@ -102,7 +103,7 @@ final class Ext4Lifecycle {
    * Writes the superblock straight to the device and flushes, as the kernel does at mount and
    * unmount: needs_recovery must be durable before the log holds any transaction (the kernel wipes
    * the log of a filesystem without it), and at unmount the log is already empty. A crash tearing
-   * this write is handled at the next open ({@link #checkTorn}).
+   * this write is handled at the next open ({@code Ext4Opener.checkTorn}).
    */
   private void writeSuperblock() throws IOException {
     fs.superblock.writeDirect(device, fs.meta);

@@ -25,6 +25,7 @@ public final class Ext4Images {
   private Ext4Images() {}
 
   /** Runs an e2fsprogs command (which must be installed) to completion within {@link E2fsprogs#TIMEOUT}. */
+  @SuppressWarnings("exports") // test code, patched into io.ext4j.fs: no other module sees it
   public static E2fsprogs.Result run(String... command) {
     E2fsprogs.requireInstalled(command[0]);
     return E2fsprogs.run(E2fsprogs.TIMEOUT, command);

@@ -90,7 +90,7 @@ final class FuseCallers {
           if (list.isEmpty()) {
             return new long[0];
           }
-          String[] parts = list.split("\\s+");
+          String[] parts = list.split("\\s+", 0);
           long[] out = new long[parts.length];
           for (int i = 0; i < parts.length; i++) {
             out[i] = Long.parseLong(parts[i]);

@@ -1,5 +1,6 @@
 package io.ext4j.fuse;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.os.Libc;
 import io.ext4j.fs.Ext4FileSystem;
 import java.io.IOException;
@@ -61,7 +62,7 @@ public final class FuseMount implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLongArray served = new java.util.concurrent.atomic.AtomicLongArray(64); // per opcode
   private volatile boolean initialized; // set by the thread that served INIT
   private volatile boolean mounted; // true from mount(2) until the kernel or unmount() ends it
-  private boolean closed; // guarded by this
+  @GuardedBy("this") private boolean closed;
 
   private FuseMount(Ext4FileSystem fs, Path mountpoint, FuseOptions options, int fd, String connection, boolean userMount) {
     this.userMount = userMount;
@@ -169,7 +170,7 @@ public final class FuseMount implements AutoCloseable {
     try {
       String found = null;
       for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-        String[] f = line.split(" ");
+        String[] f = line.split(" ", 0);
         if (f.length > 4 && unescape(f[4]).equals(mp.toString())) {
           found = f[2];
         }
@@ -392,7 +393,7 @@ public final class FuseMount implements AutoCloseable {
     if (connection == null) {
       return;
     }
-    String[] mm = connection.split(":");
+    String[] mm = connection.split(":", 0);
     Path abort = Path.of("/sys/fs/fuse/connections", mm.length == 2 ? mm[1] : connection, "abort");
     if (Files.exists(abort)) {
       Files.writeString(abort, "1");

@@ -164,7 +164,7 @@ public record FuseOptions(boolean readOnly, boolean allowOther, boolean writebac
     if (list == null) {
       return out;
     }
-    for (String s : list.split(",")) {
+    for (String s : list.split(",", 0)) {
       if (!s.isBlank()) {
         out.add(s.strip());
       }

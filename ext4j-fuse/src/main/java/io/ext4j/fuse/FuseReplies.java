@@ -45,12 +45,15 @@ final class FuseReplies {
     b.putLong(a.ino()); // st_ino: the root shows as 2, as on ext4
     b.putLong(a.size());
     b.putLong(a.blocks());
-    b.putLong(a.atime().getEpochSecond());
-    b.putLong(a.mtime().getEpochSecond());
-    b.putLong(a.ctime().getEpochSecond());
-    b.putInt(a.atime().getNano());
-    b.putInt(a.mtime().getNano());
-    b.putInt(a.ctime().getNano());
+    Instant atime = a.atime();
+    Instant mtime = a.mtime();
+    Instant ctime = a.ctime();
+    b.putLong(atime.getEpochSecond());
+    b.putLong(mtime.getEpochSecond());
+    b.putLong(ctime.getEpochSecond());
+    b.putInt(atime.getNano());
+    b.putInt(mtime.getNano());
+    b.putInt(ctime.getNano());
     b.putInt(a.mode());
     b.putInt(a.nlink());
     b.putInt((int) a.uid());

@@ -143,7 +143,7 @@ class FuseMountOracleTest {
       cmd.append(' ').append(s);
     }
     E2fsprogs.Result r = sh(cmd.toString());
-    String[] f = r.stdout().strip().split(";");
+    String[] f = r.stdout().strip().split(";", 0);
     assertThat(f.length).as("fio's terse line:\n%s", r.output()).isGreaterThan(10);
     assertThat(f[4]).as("fio's error field:\n%s", r.output()).isEqualTo("0");
     // terse v3: 6-8 read KiB, KiB/s, IOPS; 47-49 the same for writes

@@ -191,7 +191,7 @@ class FusePosixOracleTest {
         + " follow_symlinks=True); print(open('tmpname').read(), oct(os.stat('tmpname').st_mode))\" && rm tmpname"));
 
     // as other users: the kernel's permission checks (default_permissions on the ext4j mount)
-    Path shared = Files.createDirectory(root.resolve("shared"));
+    Files.createDirectory(root.resolve("shared"));
     run(root, "0", "chmod 1777 shared");
     Path setgid = Files.createDirectory(root.resolve("setgid"));
     Files.setAttribute(setgid, "unix:gid", 4242);

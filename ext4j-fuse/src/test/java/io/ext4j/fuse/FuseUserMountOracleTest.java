@@ -36,7 +36,7 @@ class FuseUserMountOracleTest {
   private String readableClassPath(Path dir) throws IOException {
     List<String> out = new ArrayList<>();
     int i = 0;
-    for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+    for (String e : System.getProperty("java.class.path").split(File.pathSeparator, 0)) {
       if (!e.contains("ext4j")) {
         continue;
       }

@@ -136,7 +136,7 @@ class PjdfstestOracleTest {
   /** "8, 10-12" as {8, 10, 11, 12}. */
   static List<Integer> ranges(String list) {
     List<Integer> out = new ArrayList<>();
-    for (String part : list.split(",")) {
+    for (String part : list.split(",", 0)) {
       String p = part.strip();
       if (p.isEmpty()) {
         continue;

@@ -32,6 +32,7 @@ final class Syscalls {
 
   private Syscalls() {}
 
+  @SuppressWarnings("restricted") // tests run with --enable-native-access=ALL-UNNAMED
   private static MethodHandle downcall(String name, FunctionDescriptor fd) {
     return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), fd, Linker.Option.captureCallState("errno"));
   }

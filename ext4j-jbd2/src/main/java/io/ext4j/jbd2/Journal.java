@@ -1,5 +1,6 @@
 package io.ext4j.jbd2;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.format.JournalFeature;
@@ -85,7 +86,7 @@ import java.util.UUID;
 public final class Journal implements AutoCloseable {
   private final JournalEngine engine;
   private final RecoveryResult recovery;
-  private boolean closed; // guarded by this
+  @GuardedBy("this") private boolean closed;
 
   private Journal(JournalEngine engine, RecoveryResult recovery) {
     this.engine = engine;

@@ -59,7 +59,7 @@ public record JournalOptions(
     if (commitInterval.isNegative() || commitInterval.isZero()) {
       throw new IllegalArgumentException("commitInterval must be positive: " + commitInterval);
     }
-    if (minBatchTime.isNegative() || maxBatchTime.isNegative() || minBatchTime.compareTo(maxBatchTime) > 0 && !maxBatchTime.isZero()) {
+    if (minBatchTime.isNegative() || maxBatchTime.isNegative() || (minBatchTime.compareTo(maxBatchTime) > 0 && !maxBatchTime.isZero())) {
       throw new IllegalArgumentException("batch times must satisfy 0 <= min <= max: " + minBatchTime + ", " + maxBatchTime);
     }
     if (tick.isNegative() || tick.isZero()) {

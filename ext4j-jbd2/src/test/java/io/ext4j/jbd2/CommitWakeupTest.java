@@ -55,7 +55,7 @@ class CommitWakeupTest {
       try {
         List<Future<List<Integer>>> fs = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-          long block = 100 + t;
+          long block = 100L + t;
           int writer = t;
           fs.add(pool.submit(() -> {
             List<Integer> tids = new ArrayList<>();
@@ -90,7 +90,7 @@ class CommitWakeupTest {
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<Integer>> fs = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        long block = 100 + t;
+        long block = 100L + t;
         int writer = t;
         fs.add(pool.submit(() -> {
           int done = 0;

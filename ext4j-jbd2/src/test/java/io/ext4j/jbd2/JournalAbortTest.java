@@ -101,7 +101,7 @@ class JournalAbortTest {
       for (int k = 0; k < BLOCKS; k++) {
         byte[] got = read(d, A + k);
         boolean ok = java.util.Arrays.equals(got, acknowledged[k])
-            || k == 0 && java.util.Arrays.equals(got, image(2, 0, A, false)); // the failed one may have landed
+            || (k == 0 && java.util.Arrays.equals(got, image(2, 0, A, false))); // the failed one may have landed
         if (!ok) {
           failures.add(cs + ": block " + (A + k));
         }
@@ -126,7 +126,7 @@ class JournalAbortTest {
     assertThat(j.isAborted()).isTrue();
     assertThatThrownBy(() -> j.start(1)).isInstanceOf(JournalAbortedException.class)
         .hasRootCauseInstanceOf(InjectedFaultException.class);
-    catchThrowable(j::close);
+    var _ = catchThrowable(j::close);
     faulty.heal();
     MemoryBlockDevice copy = dev.snapshot("copy");
     Journal.open(copy, MAP, options).close();
@@ -147,7 +147,7 @@ class JournalAbortTest {
     faulty.inject(Fault.onNthWrite(1)); // the next commit's log write, once
     Throwable stop = catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 2, A, false), true));
     assertThat(stop).isInstanceOf(JournalAbortedException.class);
-    catchThrowable(j::close); // joins the home writer, which records the abort on its way out
+    var _ = catchThrowable(j::close); // joins the home writer, which records the abort on its way out
 
     assertThat(JournalFixtures.superblock(dev).errno()).as("s_errno on disk").isEqualTo(-5);
     JournalSuperblock after = JournalFixtures.superblock(dev);
@@ -167,7 +167,7 @@ class JournalAbortTest {
     MemoryBlockDevice dev = JournalFixtures.device("abort-errno-api");
     Journal j = Journal.create(dev, MAP, JournalOptions.defaults());
     j.abort(new IllegalStateException("fs error"));
-    catchThrowable(j::close);
+    var _ = catchThrowable(j::close);
     assertThat(JournalFixtures.superblock(dev).errno()).isEqualTo(-5);
   }
 
@@ -177,8 +177,8 @@ class JournalAbortTest {
     FaultyBlockDevice faulty = new FaultyBlockDevice(dev);
     Journal j = Journal.create(faulty, MAP, JournalApiTest.quiet());
     faulty.inject(Fault.onEvery(FaultyBlockDevice.Kind.WRITE).sticky());
-    catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true));
-    catchThrowable(j::close);
+    var _ = catchThrowable(() -> JournalFixtures.writeBlock(j, A, image(1, 1, A, false), true));
+    var _ = catchThrowable(j::close);
 
     Throwable later = catchThrowable(() -> j.start(1));
     assertThat(later).isInstanceOf(JournalAbortedException.class);

@@ -174,7 +174,7 @@ class JournalConcurrencyStressTest {
       JournalRecovery.recover(d, MAP, JournalFixtures.superblock(d));
       int[] floor = new int[PAIRS];
       for (RecordingBlockDevice.Mark m : cs.acknowledgedMarks()) {
-        String[] pc = m.label().split(":");
+        String[] pc = m.label().split(":", 0);
         int p = Integer.parseInt(pc[0]);
         floor[p] = Math.max(floor[p], Integer.parseInt(pc[1]));
       }

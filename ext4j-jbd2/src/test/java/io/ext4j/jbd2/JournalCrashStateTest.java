@@ -266,7 +266,7 @@ class JournalCrashStateTest {
               int count = 1 + r.nextInt(3);
               for (int k = 0; k < count; k++) {
                 int home = r.nextInt(HOMES);
-                if (!done.add(home) || revokedIn[home] == tid && !w.reuseRevokedInSameTransaction()) {
+                if (!done.add(home) || (revokedIn[home] == tid && !w.reuseRevokedInSameTransaction())) {
                   continue; // see JournalApiTest for reuse after a revoke in the same transaction
                 }
                 byte[] img = JournalFixtures.image(writer, n, HOME0 + home, r.nextInt(10) == 0);

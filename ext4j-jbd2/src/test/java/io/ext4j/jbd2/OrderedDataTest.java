@@ -5,6 +5,7 @@ import static io.ext4j.jbd2.JournalFixtures.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.jbd2.OrderedData.Range;
 import io.ext4j.jbd2.format.JournalHeader;
@@ -36,7 +37,7 @@ class OrderedDataTest {
   /** An owner that logs its calls (with the device's event count at that moment) and writes its data in await. */
   static final class LoggingOwner implements OrderedData {
     final String name;
-    final List<String> log; // shared by the owners of a test, guarded by itself
+    @GuardedBy("log") final List<String> log; // shared by the owners of a test
     final RecordingBlockDevice dev; // null: write nothing
     final long dataBlock;
     final List<List<Range>> submitted = Collections.synchronizedList(new ArrayList<>());

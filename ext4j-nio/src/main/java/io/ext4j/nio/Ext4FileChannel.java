@@ -1,5 +1,6 @@
 package io.ext4j.nio;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.OpenFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -34,7 +35,7 @@ final class Ext4FileChannel extends FileChannel {
   private final boolean append;
   private final FileLocks locks;
   private final Runnable onClose;
-  private long position; // guarded by this
+  @GuardedBy("this") private long position;
 
   Ext4FileChannel(Ext4NioFileSystem fs, OpenFile file, Ext4Path path, boolean readable, boolean writable, boolean append,
       FileLocks locks, Runnable onClose) {

@@ -1,5 +1,6 @@
 package io.ext4j.nio;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.fs.vfs.AttrChange;
@@ -89,7 +90,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   private static final Set<String> KEYS = Set.of("readOnly", "create", "size", "blockSize", "cacheBytes", "directDevice", "dirSync",
       "commitInterval", "batchingPolicy", "minBatchTime", "maxBatchTime", "dioLocking", "committedCheck", "writeAccessPath",
       "dentryCacheSize");
-  private final Map<Path, Ext4NioFileSystem> open = new HashMap<>(); // guarded by this
+  @GuardedBy("this") private final Map<Path, Ext4NioFileSystem> open = new HashMap<>();
 
   /** The provider the service loader makes (and tests may make their own). */
   public Ext4FileSystemProvider() {}
@@ -447,7 +448,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
   /** "user:a,b" or "user:*" as the JDK's: each name to its value's bytes. */
   private static Map<String, Object> userAttributes(Ext4UserAttributeView v, String names) throws IOException {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String n : names.split(",")) {
+    for (String n : names.split(",", 0)) {
       for (String name : n.equals("*") ? v.list() : java.util.List.of(n)) {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.size(name));
         v.read(name, b);
@@ -468,7 +469,7 @@ public final class Ext4FileSystemProvider extends FileSystemProvider {
       return all;
     }
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String n : vn[1].split(",")) {
+    for (String n : vn[1].split(",", 0)) {
       if (n.equals("*")) {
         out.putAll(all);
       } else if (all.containsKey(n)) {

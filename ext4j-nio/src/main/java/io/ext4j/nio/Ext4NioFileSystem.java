@@ -556,7 +556,7 @@ final class Ext4NioFileSystem extends FileSystem {
         vfs().renameat(olddir, from.bytes(), newdir, to.bytes(), RenameMode.NOREPLACE, creds);
       }
     } catch (Ext4Exception e) {
-      if (e.errno() == Errno.ENOTEMPTY || e.errno() == Errno.EEXIST && replace) {
+      if (e.errno() == Errno.ENOTEMPTY || (e.errno() == Errno.EEXIST && replace)) {
         throw new DirectoryNotEmptyException(toShown.toString());
       }
       throw NioErrors.translate(e, fromShown, toShown);
@@ -612,11 +612,11 @@ final class Ext4NioFileSystem extends FileSystem {
       throw new UnsupportedOperationException("copying a special file (" + from + ")");
     }
     if (attributes) {
-      copyAttributes(from, src, to, follow);
+      copyAttributes(from, src, to);
     }
   }
 
-  private void copyAttributes(Ext4Path from, Attributes src, Ext4Path to, LinkOption[] follow) throws IOException {
+  private void copyAttributes(Ext4Path from, Attributes src, Ext4Path to) throws IOException {
     try {
       byte[] f = from.bytes();
       byte[] t = to.bytes();

@@ -1,5 +1,6 @@
 package io.ext4j.nio;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Attributes;
 import io.ext4j.fs.DirEntry;
 import io.ext4j.fs.OpenFile;
@@ -56,9 +57,9 @@ final class Ext4WatchService implements WatchService {
     private final Ext4Path dir;
     private volatile Set<WatchEvent.Kind<?>> kinds; // replaced by a new registration
     private final long intervalNanos;
-    private Map<Ext4Path, long[]> last; // guarded by this: name -> {ino, size, mtime ns, ctime ns}
-    private List<WatchEvent<?>> events = new ArrayList<>(); // guarded by this
-    private boolean ready = true; // guarded by this: not signalled
+    @GuardedBy("this") private Map<Ext4Path, long[]> last; // name -> {ino, size, mtime ns, ctime ns}
+    @GuardedBy("this") private List<WatchEvent<?>> events = new ArrayList<>();
+    @GuardedBy("this") private boolean ready = true; // not signalled
     private volatile boolean valid = true;
     private long nextPoll; // poll thread only
 

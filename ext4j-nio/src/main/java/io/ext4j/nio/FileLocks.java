@@ -1,5 +1,6 @@
 package io.ext4j.nio;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -15,11 +16,11 @@ import java.util.Map;
  * Thread-safe: every method is synchronized on the table.
  */
 final class FileLocks {
-  private final Map<Long, List<Lock>> held = new HashMap<>(); // guarded by this
+  @GuardedBy("this") private final Map<Long, List<Lock>> held = new HashMap<>();
 
   private final class Lock extends FileLock {
     private final long ino;
-    private boolean valid = true; // guarded by FileLocks.this
+    @GuardedBy("FileLocks.this") private boolean valid = true;
 
     Lock(FileChannel channel, long ino, long at, long size, boolean shared) {
       super(channel, at, size, shared);

@@ -41,7 +41,8 @@ final class Globs {
             r.append('^');
             body = body.substring(1);
           }
-          for (char b : body.toCharArray()) {
+          for (int k = 0; k < body.length(); k++) {
+            char b = body.charAt(k);
             if (b == '\\' || b == '[' || b == '&' || b == '^') {
               r.append('\\');
             }

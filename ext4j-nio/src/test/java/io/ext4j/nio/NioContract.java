@@ -334,7 +334,8 @@ abstract class NioContract {
       assertThat(Files.exists(root.resolve("renamed/sub"))).isFalse();
       assertThatThrownBy(() -> sds.deleteFile(fs.getPath("nope"))).isInstanceOf(NoSuchFileException.class);
       Path other = Files.createDirectory(root.resolve("other"));
-      try (var target = (java.nio.file.SecureDirectoryStream<Path>) Files.newDirectoryStream(other)) {
+      try (var otherStream = Files.newDirectoryStream(other)) {
+        var target = (java.nio.file.SecureDirectoryStream<Path>) otherStream;
         sds.move(fs.getPath("b"), target, fs.getPath("b2"));
       }
       assertThat(Files.readString(other.resolve("b2"))).isEqualTo("B");

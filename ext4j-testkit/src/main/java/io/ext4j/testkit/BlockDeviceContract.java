@@ -28,6 +28,9 @@ public abstract class BlockDeviceContract {
 
   private final List<BlockDevice> opened = new ArrayList<>(); // test thread only
 
+  /** For the subclass of one implementation. */
+  protected BlockDeviceContract() {}
+
   /** A new writable device of {@code blockCount} blocks of {@code blockSize}, all zeros. */
   protected abstract BlockDevice create(int blockSize, long blockCount) throws IOException;
 

@@ -1,5 +1,6 @@
 package io.ext4j.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.MemoryBlockDevice;
 import io.ext4j.testkit.RecordingBlockDevice.Event;
 import io.ext4j.testkit.RecordingBlockDevice.Flush;
@@ -100,9 +101,9 @@ public final class CrashStates implements Iterable<CrashState> {
   private final int[] marksUpToEpoch; // immutable: marks logged in epochs <= k
   private final List<Mark> marks;
   private final int stride; // epochs between cached bases
-  private final MemoryBlockDevice[] checkpoints; // guarded by this; index k / stride
-  private MemoryBlockDevice latestBase; // guarded by this
-  private int latestEpoch = -1; // guarded by this
+  @GuardedBy("this") private final MemoryBlockDevice[] checkpoints; // index k / stride
+  @GuardedBy("this") private MemoryBlockDevice latestBase;
+  @GuardedBy("this") private int latestEpoch = -1;
 
   private CrashStates(Recording recording, long seed, Options options) {
     this.recording = recording;
@@ -367,7 +368,7 @@ public final class CrashStates implements Iterable<CrashState> {
     }
     IntStream.Builder b = IntStream.builder();
     int last = -1;
-    for (String part : s.split(",")) {
+    for (String part : s.split(",", 0)) {
       int dash = part.indexOf('-');
       int lo = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
       int hi = dash < 0 ? lo : Integer.parseInt(part.substring(dash + 1));

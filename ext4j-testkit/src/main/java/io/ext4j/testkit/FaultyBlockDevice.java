@@ -1,5 +1,6 @@
 package io.ext4j.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.BlockOutOfRangeException;
 import java.io.IOException;
@@ -89,7 +90,11 @@ public final class FaultyBlockDevice implements BlockDevice {
 
     /** Fails when either fault fails; both see every operation (their counters both advance). */
     default Fault or(Fault other) {
-      return op -> this.fails(op) | other.fails(op);
+      return op -> {
+        boolean mine = this.fails(op);
+        boolean theirs = other.fails(op);
+        return mine || theirs;
+      };
     }
 
     /** After this fault first fires, every later operation fails too: a device that died. */
@@ -123,9 +128,9 @@ public final class FaultyBlockDevice implements BlockDevice {
 
   private final BlockDevice delegate;
   private final Object lock = new Object();
-  private Fault fault; // guarded by lock
-  private long injected; // guarded by lock
-  private boolean tearing; // guarded by lock
+  @GuardedBy("lock") private Fault fault;
+  @GuardedBy("lock") private long injected;
+  @GuardedBy("lock") private boolean tearing;
 
   /** A healthy wrapper; {@link #inject(Fault)} makes it fail. */
   public FaultyBlockDevice(BlockDevice delegate) {

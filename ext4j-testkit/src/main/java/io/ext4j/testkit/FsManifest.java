@@ -15,6 +15,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
@@ -49,9 +50,9 @@ public final class FsManifest {
   private static final Comparator<String> BY_BYTES = (a, b) -> Arrays.compareUnsigned(unescape(a), unescape(b));
 
   private final Map<String, String> statfs; // insertion order, unmodifiable
-  private final TreeMap<String, Map<String, String>> entries; // by path bytes; values unmodifiable
+  private final NavigableMap<String, Map<String, String>> entries; // by path bytes; values unmodifiable
 
-  private FsManifest(Map<String, String> statfs, TreeMap<String, Map<String, String>> entries) {
+  private FsManifest(Map<String, String> statfs, NavigableMap<String, Map<String, String>> entries) {
     this.statfs = statfs;
     this.entries = entries;
   }
@@ -92,7 +93,7 @@ public final class FsManifest {
 
   private static Map<String, String> fields(String text, int line) {
     Map<String, String> out = new LinkedHashMap<>();
-    for (String kv : text.split(" ")) {
+    for (String kv : text.split(" ", 0)) {
       int eq = kv.indexOf('=');
       if (eq <= 0) {
         throw new IllegalArgumentException("manifest line " + line + ": '" + kv + "' is not key=value");
@@ -369,8 +370,8 @@ public final class FsManifest {
   public static List<Segment> parseSegments(String data) {
     List<Segment> out = new ArrayList<>();
     if (!data.equals("-")) {
-      for (String s : data.split(",")) {
-        String[] p = s.split(":");
+      for (String s : data.split(",", 0)) {
+        String[] p = s.split(":", 0);
         out.add(new Segment(Long.parseLong(p[0]), Long.parseLong(p[1]), p[2]));
       }
     }

@@ -15,6 +15,9 @@ import org.junit.jupiter.api.Test;
  * Provide {@link #reopenReadOnly(BlockDevice)} as well as {@link #create(int, long)}.
  */
 public abstract class ReadOnlyBlockDeviceContract extends BlockDeviceContract {
+  /** For the subclass of one implementation. */
+  protected ReadOnlyBlockDeviceContract() {}
+
   /** The same storage as {@code device}, read-only, after closing {@code device} if need be. */
   protected abstract BlockDevice reopenReadOnly(BlockDevice device) throws IOException;
 

@@ -1,5 +1,6 @@
 package io.ext4j.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.BlockDeviceException;
 import io.ext4j.block.MemoryBlockDevice;
@@ -68,7 +69,7 @@ public final class RecordingBlockDevice implements BlockDevice {
   private final MemoryBlockDevice base; // never written: the durable image before the first event
   private final MemoryBlockDevice live; // written only under logLock; read freely (copy-on-write blocks)
   private final ReentrantLock logLock = new ReentrantLock();
-  private final List<Event> events = new ArrayList<>(); // guarded by logLock
+  @GuardedBy("logLock") private final List<Event> events = new ArrayList<>();
   private volatile boolean crashed; // written under logLock (so no event follows a crash); read() reads it bare
   private volatile boolean closed; // written once by close()
 
@@ -243,6 +244,7 @@ public final class RecordingBlockDevice implements BlockDevice {
   }
 
   /** Applies and logs one transfer; returns its block count. */
+  @GuardedBy("logLock")
   private int append(long block, ByteBuffer src) throws IOException {
     assert logLock.isHeldByCurrentThread();
     int bs = live.blockSize();

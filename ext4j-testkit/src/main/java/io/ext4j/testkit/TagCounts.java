@@ -1,5 +1,6 @@
 package io.ext4j.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ public final class TagCounts implements TestExecutionListener {
   /** The directory, relative to the working directory, that receives one file per test plan. */
   public static final Path DIRECTORY = Path.of("target", "tag-counts");
 
-  private final Map<String, long[]> counts = new TreeMap<>(); // guarded by this; tag -> {ran, aborted, skipped}
+  @GuardedBy("this") private final Map<String, long[]> counts = new TreeMap<>(); // tag -> {ran, aborted, skipped}
 
   /** Creates the listener; the JUnit Platform does, through the service file. */
   public TagCounts() {}

@@ -31,8 +31,8 @@ final class FioBound {
    * writes 49 and 81.
    */
   static double[] figures(String terse, boolean reads) throws IOException {
-    for (String line : terse.split("\n")) {
-      String[] f = line.split(";");
+    for (String line : terse.split("\n", 0)) {
+      String[] f = line.split(";", 0);
       if (f.length > 81 && f[0].equals("3")) {
         return reads ? new double[] {Double.parseDouble(f[7]), Double.parseDouble(f[39])}
             : new double[] {Double.parseDouble(f[48]), Double.parseDouble(f[80])};

@@ -24,7 +24,7 @@ final class Host {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
         if (line.startsWith("Uid:")) {
-          return line.substring(4).strip().split("\\s+")[0].equals("0");
+          return line.substring(4).strip().split("\\s+", 0)[0].equals("0");
         }
       }
     } catch (IOException e) {
@@ -39,7 +39,7 @@ final class Host {
     if (path == null) {
       return false;
     }
-    for (String d : path.split(java.io.File.pathSeparator)) {
+    for (String d : path.split(java.io.File.pathSeparator, 0)) {
       if (!d.isEmpty() && Files.isExecutable(Path.of(d, tool))) {
         return true;
       }
@@ -81,7 +81,7 @@ final class Host {
   static boolean isMountPoint(Path dir) throws IOException {
     String want = dir.toAbsolutePath().normalize().toString();
     for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-      String[] f = line.split(" ");
+      String[] f = line.split(" ", 0);
       if (f.length > 4 && f[4].replace("\\040", " ").equals(want)) {
         return true;
       }
@@ -94,7 +94,7 @@ final class Host {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
         if (line.startsWith("VmHWM:")) {
-          return Long.parseLong(line.substring(6).strip().split("\\s+")[0]) * 1024;
+          return Long.parseLong(line.substring(6).strip().split("\\s+", 0)[0]) * 1024;
         }
       }
     } catch (IOException | RuntimeException e) {

@@ -7,8 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** What the report says about where it ran: CPU, memory, kernel, JDK and the work directory's file system. */
-record Machine(Map<String, String> facts) {
-  Machine {
+public record Machine(Map<String, String> facts) {
+  public Machine {
     facts = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(facts));
   }
 
@@ -52,7 +52,7 @@ record Machine(Map<String, String> facts) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
         if (line.startsWith("MemTotal:")) {
-          return (Long.parseLong(line.substring(9).strip().split("\\s+")[0]) >> 10) + " MiB";
+          return (Long.parseLong(line.substring(9).strip().split("\\s+", 0)[0]) >> 10) + " MiB";
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -64,7 +64,7 @@ record Machine(Map<String, String> facts) {
   /** The load average now (1, 5, 15 minutes), or "unknown". */
   static String loadAverage() {
     try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ", 0);
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException | RuntimeException e) {
       return "unknown";

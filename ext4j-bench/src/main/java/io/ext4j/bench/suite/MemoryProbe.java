@@ -85,7 +85,7 @@ public final class MemoryProbe {
       String last = out.isEmpty() ? "no output" : out.substring(out.lastIndexOf('\n') + 1);
       return failed("the probe JVM exited " + p.exitValue() + ": " + last);
     }
-    String[] f = Files.readString(answer, StandardCharsets.US_ASCII).strip().split(" ");
+    String[] f = Files.readString(answer, StandardCharsets.US_ASCII).strip().split(" ", 0);
     return new Result(Long.parseLong(f[0]), Long.parseLong(f[1]), null);
   }
 

@@ -119,9 +119,9 @@ final class MetadataScenario implements Scenario {
 
     void step(long seq) throws IOException {
       int r = rnd.nextInt(100);
-      if (names.size() < MIN_FILES || r < 20 && names.size() < MAX_FILES) {
+      if (names.size() < MIN_FILES || (r < 20 && names.size() < MAX_FILES)) {
         create();
-      } else if (names.size() > MAX_FILES || r >= 88 && r < 98) {
+      } else if (names.size() > MAX_FILES || (r >= 88 && r < 98)) {
         Files.delete(dir.resolve(names.remove(rnd.nextInt(names.size()))));
       } else if (r < 35) {
         Files.write(pick(), block, StandardOpenOption.APPEND);

@@ -1,5 +1,6 @@
 package io.ext4j.bench.suite;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.bench.ZeroFiles;
 import io.ext4j.block.FileBlockDevice;
 import io.ext4j.fs.Ext4FileSystem;
@@ -43,8 +44,8 @@ public final class Targets implements AutoCloseable {
   private static final String BASE = "base.img";
 
   private final List<Target> targets = new ArrayList<>();
-  private final Map<String, String> skipped = new LinkedHashMap<>(); // this
-  private final List<AutoCloseable> closers = new ArrayList<>(); // this; closed in reverse order
+  @GuardedBy("this") private final Map<String, String> skipped = new LinkedHashMap<>();
+  @GuardedBy("this") private final List<AutoCloseable> closers = new ArrayList<>(); // closed in reverse order
   private final Path work;
   private final boolean keep;
   private final Thread onExit = new Thread(this::closeQuietly, "ext4j-bench-cleanup"); // unmounts on Ctrl-C
@@ -162,6 +163,7 @@ public final class Targets implements AutoCloseable {
    * {@code knob} set to {@code value} (the provider options {@link Scenario#knobEnv}); opened with
    * {@code scenario}'s {@link Scenario#engineEnv}.
    */
+  @GuardedBy("this")
   private void addInProcess(Path base, String knob, String value, Scenario scenario) throws IOException {
     String label = knob == null ? null : Scenario.label(knob, value);
     String name = knob == null ? Target.EXT4J : Target.EXT4J + "/" + label;

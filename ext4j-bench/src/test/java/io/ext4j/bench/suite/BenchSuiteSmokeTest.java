@@ -61,7 +61,7 @@ class BenchSuiteSmokeTest {
       List<CellResult> rows = report.rowsOf(FsyncScenario.NAME, variant);
       for (String t : r.targets().get(FsyncScenario.NAME).keySet()) {
         boolean expected = t.startsWith(Target.EXT4J + "/")
-            ? policies.contains(t.substring(6)) && (variant.equals("dirsync") || variant.equals("fsync") && t.equals("ext4j/none"))
+            ? policies.contains(t.substring(6)) && (variant.equals("dirsync") || (variant.equals("fsync") && t.equals("ext4j/none")))
             : !(t.equals(Target.FUSE2FS) && variant.equals(FsyncScenario.DIRSYNC));
         for (int threads : o.threads()) {
           assertThat(SuiteReport.rate(rows, t, threads)).as(variant + " " + t + " " + threads).matches(v -> v.isPresent() == expected);

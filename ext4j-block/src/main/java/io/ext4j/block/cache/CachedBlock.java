@@ -1,5 +1,6 @@
 package io.ext4j.block.cache;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,8 +35,8 @@ public final class CachedBlock {
   private final byte[] data;
   final AtomicInteger pins = new AtomicInteger(1); // born pinned by its creator
   private volatile CacheAttachment attachment; // set once (attachIfAbsent)
-  private boolean dirty; // this object's monitor
-  private long dirtyGeneration; // this object's monitor: bumped by every markDirty
+  @GuardedBy("this") private boolean dirty;
+  @GuardedBy("this") private long dirtyGeneration; // bumped by every markDirty
   volatile long lastUse; // recency hint for eviction; racy by design
   private volatile Object loadState; // null when loaded; a Latch while the creator reads; an IOException if that failed
 
@@ -199,7 +200,7 @@ public final class CachedBlock {
 
   /** A one-shot gate for threads that found the block while its creator was reading it. */
   private static final class Latch {
-    private boolean open; // this object's monitor
+    @GuardedBy("this") private boolean open;
 
     synchronized void open() {
       open = true;

@@ -248,6 +248,9 @@ public final class BlockAllocator {
     return false;
   }
 
+  // The bitmap callback below runs synchronously inside readBlockBitmap, under grp.lock taken here;
+  // Error Prone cannot see into the lambda.
+  @SuppressWarnings("GuardedBy")
   private Run allocateInGroup(Tx tx, Groups.Group grp, int offset, int min, int want) throws IOException {
     grp.lock.lock();
     try {
@@ -382,6 +385,7 @@ public final class BlockAllocator {
   }
 
   /** Marks {@code [start, start + length)} in use (mkfs and recovery of known-used ranges). */
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   public void markUsed(Tx tx, long start, long length) throws IOException {
     long at = start;
     long end = start + length;
@@ -394,7 +398,7 @@ public final class BlockAllocator {
       grp.lock.lock();
       try (Buf bitmap = groups.blockBitmapForUpdate(tx, grp)) {
         byte[] bits = bitmap.array();
-        int newly = len - (Bitmaps.countSetRange(bits, from, from + len));
+        int newly = len - Bitmaps.countSetRange(bits, from, from + len);
         Bitmaps.setRange(bits, from, from + len);
         tx.dirty(bitmap);
         GroupDescriptor now = grp.desc;

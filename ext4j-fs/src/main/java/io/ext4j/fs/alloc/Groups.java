@@ -1,5 +1,6 @@
 package io.ext4j.fs.alloc;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.Ext4FormatException;
 import io.ext4j.fs.format.FsLayout;
@@ -34,10 +35,10 @@ public final class Groups {
     public final long number;
     public final ReentrantLock lock = new ReentrantLock();
     GroupDescriptor desc; // lock (volatile read for statistics)
-    final PendingFrees pending = new PendingFrees(); // lock
-    int[] spans; // lock: {free blocks at the start, free blocks at the end, longest inner run start, its length}; null = stale
-    boolean blockCountsChecked; // lock: the block bitmap and the descriptor were found to agree
-    boolean inodeCountsChecked; // lock: the inode bitmap and the descriptor were found to agree
+    @GuardedBy("lock") final PendingFrees pending = new PendingFrees();
+    @GuardedBy("lock") int[] spans; // {free blocks at the start, free blocks at the end, longest inner run start, its length}; null = stale
+    @GuardedBy("lock") boolean blockCountsChecked; // the block bitmap and the descriptor were found to agree
+    @GuardedBy("lock") boolean inodeCountsChecked; // the inode bitmap and the descriptor were found to agree
 
     Group(long number, GroupDescriptor desc) {
       this.number = number;
@@ -178,6 +179,7 @@ public final class Groups {
    *
    * @throws Ext4Exception EFSCORRUPTED naming the group and both counts
    */
+  @GuardedBy("g.lock")
   public void checkBlockCounts(Group g, byte[] bits) throws Ext4Exception {
     assert g.lock.isHeldByCurrentThread();
     if (g.blockCountsChecked) {
@@ -193,6 +195,7 @@ public final class Groups {
   }
 
   /** As {@link #checkBlockCounts} for the inode bitmap and the free-inode count. */
+  @GuardedBy("g.lock")
   public void checkInodeCounts(Group g, byte[] bits) throws Ext4Exception {
     assert g.lock.isHeldByCurrentThread();
     if (g.inodeCountsChecked) {
@@ -251,6 +254,7 @@ public final class Groups {
   }
 
   /** Writes {@code d} as {@code g}'s descriptor in {@code tx} and updates the totals. Caller holds g's lock. */
+  @GuardedBy("g.lock")
   public void update(Tx tx, Group g, GroupDescriptor d) throws IOException {
     assert g.lock.isHeldByCurrentThread();
     GroupDescriptor old = g.desc;
@@ -276,6 +280,7 @@ public final class Groups {
    * The group's block bitmap for changing it in {@code tx}: a BLOCK_UNINIT group's bitmap is
    * computed, written and the flag cleared first. Caller holds g's lock and closes the buffer.
    */
+  @GuardedBy("g.lock")
   public Buf blockBitmapForUpdate(Tx tx, Group g) throws IOException {
     assert g.lock.isHeldByCurrentThread();
     GroupDescriptor d = g.desc;
@@ -294,6 +299,7 @@ public final class Groups {
   }
 
   /** The group's inode bitmap for changing it; INODE_UNINIT materializes a zero bitmap and clears the flag. */
+  @GuardedBy("g.lock")
   public Buf inodeBitmapForUpdate(Tx tx, Group g) throws IOException {
     assert g.lock.isHeldByCurrentThread();
     GroupDescriptor d = g.desc;

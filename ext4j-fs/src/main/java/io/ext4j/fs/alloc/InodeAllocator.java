@@ -77,7 +77,7 @@ public final class InodeAllocator {
     long h = (spreadSeed + parent * 0x9E3779B97F4A7C15L + topLevelDirs.getAndIncrement()) * 0x94D049BB133111EBL;
     int offset = (int) Long.remainderUnsigned(h ^ (h >>> 31), n);
     for (int i = 0; i < n; i++) {
-      long g = (offset + i) % n;
+      long g = ((long) offset + i) % n;
       GroupDescriptor d = groups.group(g).desc();
       if (d.freeInodes() == 0 || d.freeInodes() < avgInodes || d.freeBlocks() < avgBlocks) {
         continue;
@@ -132,6 +132,7 @@ public final class InodeAllocator {
    *
    * @throws Ext4Exception EFSCORRUPTED if it is already free
    */
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   public void free(Tx tx, long ino, boolean directory) throws IOException {
     Groups.Group grp = groups.group(lay.groupOfInode(ino));
     int index = lay.indexInGroup(ino);

@@ -1,5 +1,6 @@
 package io.ext4j.fs.context;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.format.FsLayout;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.fs.format.Ext4Superblock;
@@ -28,7 +29,7 @@ public final class SuperblockState {
   private final FsLayout lay;
   private final LongSupplier freeBlocks;
   private final LongSupplier freeInodes;
-  private byte[] bytes; // this
+  @GuardedBy("this") private byte[] bytes;
   private volatile Ext4Superblock decoded; // written under this, with bytes; read without it
 
   /** @throws io.ext4j.fs.Ext4FormatException if the superblock, its checksum made whole, still does not decode */
@@ -62,6 +63,7 @@ public final class SuperblockState {
     return decoded;
   }
 
+  @GuardedBy("this")
   private void set(byte[] now) {
     assert Thread.holdsLock(this);
     try {

@@ -103,11 +103,11 @@ public final class ExtentTree {
   public List<Extent> extents(Inode inode, long from, long to) throws IOException {
     Ctx c = new Ctx(inode);
     List<Extent> out = new ArrayList<>();
-    collect(c, c.root(), 0, from, to, out);
+    collect(c, c.root(), from, to, out);
     return out;
   }
 
-  private void collect(Ctx c, ExtentNode node, long block, long from, long to, List<Extent> out) throws IOException {
+  private void collect(Ctx c, ExtentNode node, long from, long to, List<Extent> out) throws IOException {
     if (node.depth() == 0) {
       for (int i = 0; i < node.count(); i++) {
         Extent e = extent(node, i);
@@ -124,7 +124,7 @@ public final class ExtentTree {
       if (n.count() == 0) {
         throw c.corrupt(child, "empty extent tree block");
       }
-      collect(c, n, child, from, to, out);
+      collect(c, n, from, to, out);
     }
   }
 
@@ -422,7 +422,7 @@ public final class ExtentTree {
       return; // valid as it is, only not as compact as e2fsck would like
     }
     List<Extent> all = new ArrayList<>();
-    collect(c, c.root(), 0, 0, Long.MAX_VALUE, all);
+    collect(c, c.root(), 0, Long.MAX_VALUE, all);
     c.reuse.addAll(old);
     if (all.size() <= ExtentNode.ROOT_MAX) {
       c.writeRoot(leafNode(all));

@@ -50,7 +50,7 @@ final class ExtentReplay {
     List<long[]> extents = new ArrayList<>();
     List<Long> tree = new ArrayList<>();
     walk(ino, r, extents, tree);
-    long n = tree.size() + (r.fileAcl() != 0 ? 1 : 0);
+    long n = (long) tree.size() + (r.fileAcl() != 0 ? 1 : 0);
     for (long[] e : extents) {
       n += e[2];
     }

@@ -82,6 +82,7 @@ final class ReplayStore {
     return g - g % per;
   }
 
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   void setBlockBits(long first, long count, boolean used) throws IOException {
     long b = first;
     long end = first + count;
@@ -163,6 +164,7 @@ final class ReplayStore {
     throw new Ext4Exception(Errno.ENOSPC, ino, null, dev.name() + ": no free block for the fast-commit replay");
   }
 
+  @SuppressWarnings("GuardedBy") // the bitmap is opened in the try-with-resources just after lock(); Error Prone counts only the block as locked
   void setInodeBit(long ino, boolean used) throws IOException {
     Groups.Group group = groups.group(lay.groupOfInode(ino));
     group.lock.lock();
@@ -198,17 +200,17 @@ final class ReplayStore {
         GroupDescriptor d = g.desc();
         byte[] bb = groups.blockBitmapCopy(g);
         int blocks = lay.groupBlockCount(gi);
-        long fb = blocks - Bitmaps.countSetRange(bb, 0, blocks);
+        long fb = (long) blocks - Bitmaps.countSetRange(bb, 0, blocks);
         int ipg = (int) lay.inodesPerGroup();
         byte[] ib = groups.inodeBitmapCopy(g);
-        long fi = ipg - Bitmaps.countSetRange(ib, 0, ipg);
+        long fi = (long) ipg - Bitmaps.countSetRange(ib, 0, ipg);
         long unused = d.itableUnused();
         if (uninitBg && fi < ipg) {
           int last = ipg - 1;
           while (last >= 0 && !Bitmaps.test(ib, last)) {
             last--;
           }
-          unused = ipg - (last + 1);
+          unused = (long) ipg - (last + 1);
         }
         GroupDescriptor now = d.withCounts(fb, fi, d.usedDirs(), unused)
             .withBitmapChecksums(groups.blockBitmapChecksum(bb),

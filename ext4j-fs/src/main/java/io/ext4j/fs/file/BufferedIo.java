@@ -226,7 +226,7 @@ final class BufferedIo {
   }
 
   /**
-   * Writes one chunk (at most {@link #BlockMapping.CHUNK_BLOCKS} blocks) in one transaction. Returns the bytes
+   * Writes one chunk (at most {@link BlockMapping#CHUNK_BLOCKS} blocks) in one transaction. Returns the bytes
    * written: fewer than asked when space ran out after some were written, or when the journal's
    * running transaction could not take the chunk's whole allocation (the caller goes on in another).
    */

@@ -3,6 +3,7 @@ package io.ext4j.fs.format;
 import io.ext4j.block.Crc32c;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,7 +48,6 @@ public final class DirBlock {
     }
   }
 
-  /** The smallest rec_len of an entry with a name of {@code nameLen} bytes. */
   /** The file_type byte for an inode of {@code mode} (1 regular … 7 symlink; 0 for an unknown type). */
   public static int typeOfMode(int mode) {
     return switch (mode & RawInode.S_IFMT) {
@@ -62,6 +62,7 @@ public final class DirBlock {
     };
   }
 
+  /** The smallest rec_len of an entry with a name of {@code nameLen} bytes. */
   public static int minRecLen(int nameLen) {
     return (8 + nameLen + 3) & ~3;
   }
@@ -218,8 +219,8 @@ public final class DirBlock {
   public static void initDots(byte[] b, int bs, long self, long parent, boolean fileType, Integer tailSeed) {
     Arrays.fill(b, (byte) 0);
     int usable = tailSeed != null ? bs - TAIL_SIZE : bs;
-    writeEntry(b, 0, self, 12, ".".getBytes(), fileType ? 2 : 0, bs);
-    writeEntry(b, 12, parent, usable - 12, "..".getBytes(), fileType ? 2 : 0, bs);
+    writeEntry(b, 0, self, 12, ".".getBytes(StandardCharsets.UTF_8), fileType ? 2 : 0, bs);
+    writeEntry(b, 12, parent, usable - 12, "..".getBytes(StandardCharsets.UTF_8), fileType ? 2 : 0, bs);
     if (tailSeed != null) {
       setTail(b, bs, tailSeed);
     }

@@ -3,6 +3,7 @@ package io.ext4j.fs.format;
 import io.ext4j.block.Crc32c;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 
 /**
  * An htree index block: the root (directory block 0) or an interior node. Pure functions over its
@@ -110,8 +111,8 @@ public final class DxBlock {
   /** Writes a root block: "." (self), ".." (parent), the info, and an empty entry list. */
   public static void initRoot(byte[] b, int bs, long self, long parent, boolean fileType, int hashVersion, boolean csum) {
     java.util.Arrays.fill(b, (byte) 0);
-    DirBlock.writeEntry(b, 0, self, 12, ".".getBytes(), fileType ? 2 : 0, bs);
-    DirBlock.writeEntry(b, 12, parent, bs - 12, "..".getBytes(), fileType ? 2 : 0, bs);
+    DirBlock.writeEntry(b, 0, self, 12, ".".getBytes(StandardCharsets.UTF_8), fileType ? 2 : 0, bs);
+    DirBlock.writeEntry(b, 12, parent, bs - 12, "..".getBytes(StandardCharsets.UTF_8), fileType ? 2 : 0, bs);
     b[28] = (byte) hashVersion;
     b[29] = 8;
     b[30] = 0;

@@ -5,11 +5,11 @@ public final class LittleEndian {
   private LittleEndian() {}
 
   public static int le16(byte[] b, int at) {
-    return b[at] & 0xFF | (b[at + 1] & 0xFF) << 8;
+    return (b[at] & 0xFF) | ((b[at + 1] & 0xFF) << 8);
   }
 
   public static int le32(byte[] b, int at) {
-    return b[at] & 0xFF | (b[at + 1] & 0xFF) << 8 | (b[at + 2] & 0xFF) << 16 | (b[at + 3] & 0xFF) << 24;
+    return (b[at] & 0xFF) | ((b[at + 1] & 0xFF) << 8) | ((b[at + 2] & 0xFF) << 16) | ((b[at + 3] & 0xFF) << 24);
   }
 
   public static void putLe16(byte[] b, int at, int v) {

@@ -136,7 +136,7 @@ public final class Namespace {
   }
 
   public static boolean isDot(byte[] n) {
-    return n.length == 1 && n[0] == '.' || n.length == 2 && n[0] == '.' && n[1] == '.';
+    return (n.length == 1 && n[0] == '.') || (n.length == 2 && n[0] == '.' && n[1] == '.');
   }
 
   static String show(byte[] name) {

@@ -1,5 +1,6 @@
 package io.ext4j.fs.orphan;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4Exception;
 import io.ext4j.fs.context.Fs;
 import io.ext4j.fs.format.Extent;
@@ -11,7 +12,6 @@ import io.ext4j.fs.meta.Tx;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
 
@@ -33,10 +33,10 @@ import java.util.Map;
  */
 public final class Orphans {
   private final Fs fs;
-  private final LinkedList<Long> chain = new LinkedList<>(); // this: the classic list, newest first
-  private final Map<Long, int[]> slotOf = new HashMap<>(); // this: inode -> {orphan-file block, slot}
-  private int[][] slots; // this: orphan-file contents per block, null without an orphan file
-  private long[] physical; // this: each orphan-file block's physical block
+  @GuardedBy("this") private final List<Long> chain = new ArrayList<>(); // the classic list, newest first
+  @GuardedBy("this") private final Map<Long, int[]> slotOf = new HashMap<>(); // inode -> {orphan-file block, slot}
+  @GuardedBy("this") private int[][] slots; // orphan-file contents per block, null without an orphan file
+  @GuardedBy("this") private long[] physical; // each orphan-file block's physical block
   private Inode orphanFile; // referenced for the filesystem's life, null without one
 
   public Orphans(Fs fs) {
@@ -119,6 +119,7 @@ public final class Orphans {
     chain.addFirst(inode.ino);
   }
 
+  @GuardedBy("this")
   private boolean addToFile(Tx tx, long ino) throws IOException {
     for (int b = 0; b < slots.length; b++) {
       for (int s = 0; s < slots[b].length; s++) {
@@ -133,6 +134,7 @@ public final class Orphans {
     return false;
   }
 
+  @GuardedBy("this")
   private void writeFileBlock(Tx tx, int b) throws IOException {
     int seed = RawInode.inodeSeed(fs.lay.checksumSeed(), orphanFile.ino, orphanFile.generation());
     try (Buf buf = tx.read(physical[b])) {

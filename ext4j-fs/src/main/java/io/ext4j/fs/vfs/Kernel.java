@@ -22,6 +22,9 @@ import java.util.Set;
  * the engine's façade (open files, the last unpin, error handling). {@link io.ext4j.fs.Ext4FileSystem}
  * gives the one implementation; the VFS holds no other reference to the engine.
  */
+// Public (in an exported package) only because Ext4FileSystem, in io.ext4j.fs, implements it; the
+// engine types it names are unexported, so no other module can implement or call it.
+@SuppressWarnings("exports")
 public interface Kernel {
   Fs fs();
 

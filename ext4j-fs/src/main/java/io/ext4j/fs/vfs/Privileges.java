@@ -19,6 +19,9 @@ import java.io.IOException;
  * the privileges, or the privileges cleared (with the old or the new data), never the new data
  * with setuid still set. Writes to a file with nothing to clear cost one check of cached state.
  */
+// Public for the engine's own packages (Ext4FileSystem and the file code construct and call it); the
+// engine types its methods take are unexported, so no other module can call them.
+@SuppressWarnings("exports")
 public final class Privileges {
   private static final XattrName CAPABILITY = XattrName.of(XattrName.SECURITY, "capability");
 

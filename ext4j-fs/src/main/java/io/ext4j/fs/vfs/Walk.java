@@ -117,7 +117,7 @@ final class Walk implements AutoCloseable {
     }
     boolean endsInSlash = path.length > 0 && path[path.length - 1] == '/';
     if (todo.isEmpty()) {
-      slash = endsInSlash && !parts.isEmpty() || slash;
+      slash = (endsInSlash && !parts.isEmpty()) || slash;
     }
     while (!parts.isEmpty()) {
       todo.addFirst(parts.removeLast());

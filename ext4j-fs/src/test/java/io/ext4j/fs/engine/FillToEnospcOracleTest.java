@@ -11,6 +11,7 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import io.ext4j.testkit.Seeds;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,20 +41,20 @@ class FillToEnospcOracleTest {
     long seed = Seeds.seed();
     SplittableRandom r = new SplittableRandom(seed);
     Files.createDirectories(DIR);
-    Path img = DIR.resolve("fill-" + blockSize + "-" + Math.abs(features.hashCode()) + ".img");
+    Path img = DIR.resolve("fill-" + blockSize + "-" + Integer.toUnsignedString(features.hashCode()) + ".img");
     Oracle.mkfs(img, 8 << 20, blockSize, "-O", features);
     long freeAtStart;
     List<Written> files = new ArrayList<>();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
       freeAtStart = fs.statfs().freeBlocks();
-      long dir = fs.mkdir(Ext4FileSystem.ROOT, "d".getBytes(), 0755, Caller.ROOT).ino();
+      long dir = fs.mkdir(Ext4FileSystem.ROOT, "d".getBytes(StandardCharsets.UTF_8), 0755, Caller.ROOT).ino();
       boolean full = false;
       int n = 0;
       while (!full && n < 100_000) {
         String name = "f" + n++;
         long ino;
         try {
-          ino = fs.create(dir, name.getBytes(), 0644, Caller.ROOT).ino();
+          ino = fs.create(dir, name.getBytes(StandardCharsets.UTF_8), 0644, Caller.ROOT).ino();
         } catch (Ext4Exception e) {
           assertThat(e.errno()).isEqualTo(Errno.ENOSPC);
           break;
@@ -77,7 +78,7 @@ class FillToEnospcOracleTest {
     }
     Oracle.assertClean(img);
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
-      long dir = fs.lookup(Ext4FileSystem.ROOT, "d".getBytes()).ino();
+      long dir = fs.lookup(Ext4FileSystem.ROOT, "d".getBytes(StandardCharsets.UTF_8)).ino();
       for (Written w : files) {
         long size = fs.getattr(w.ino()).size();
         try (OpenFile of = fs.open(w.ino(), EnumSet.of(OpenFlag.READ))) {
@@ -86,9 +87,9 @@ class FillToEnospcOracleTest {
           int start = size > w.data().length ? (int) (size - w.data().length) : 0;
           assertThat(Arrays.copyOfRange(all, start, all.length)).as("%s (seed %d)", w.name(), seed).isEqualTo(w.data());
         }
-        fs.unlink(dir, w.name().getBytes());
+        fs.unlink(dir, w.name().getBytes(StandardCharsets.UTF_8));
       }
-      fs.rmdir(Ext4FileSystem.ROOT, "d".getBytes());
+      fs.rmdir(Ext4FileSystem.ROOT, "d".getBytes(StandardCharsets.UTF_8));
     }
     Oracle.assertClean(img);
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {

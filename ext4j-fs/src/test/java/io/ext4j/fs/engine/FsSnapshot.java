@@ -7,6 +7,7 @@ import io.ext4j.fs.OpenFile;
 import io.ext4j.fs.OpenFlag;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ record FsSnapshot(TreeMap<String, String> entries) {
       if (a.isRegularFile()) {
         s.append(" size=").append(a.size()).append(" sha=").append(digest(fs, a));
       } else if (a.isSymlink()) {
-        s.append(" target=").append(new String(fs.readlink(a.ino())));
+        s.append(" target=").append(new String(fs.readlink(a.ino()), StandardCharsets.UTF_8));
       }
       List<String> x = new ArrayList<>(fs.listxattr(a.ino()));
       java.util.Collections.sort(x);

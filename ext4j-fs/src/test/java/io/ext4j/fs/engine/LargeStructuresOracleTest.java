@@ -203,7 +203,7 @@ class LargeStructuresOracleTest {
       try (OpenFile f = fs.open(ino, EnumSet.of(OpenFlag.READ, OpenFlag.WRITE))) {
         for (int i = 0; i < 300; i++) {
           long off = r.nextInt(model.length);
-          long len = 1 + r.nextInt(200_000);
+          long len = 1L + r.nextInt(200_000);
           f.fallocate(0x3, off, len);
           for (long x = off; x < Math.min(model.length, off + len); x++) {
             model[(int) x] = 0;

@@ -409,7 +409,7 @@ final class RandomWorkload {
     }
     Node f = pick(files).node();
     long off = r.nextInt(maxFile);
-    long len = 1 + r.nextInt(maxFile / 2);
+    long len = 1L + r.nextInt(maxFile / 2);
     int kind = r.nextInt(3);
     try (OpenFile of = fs.open(f.ino, EnumSet.of(OpenFlag.WRITE))) {
       switch (kind) {

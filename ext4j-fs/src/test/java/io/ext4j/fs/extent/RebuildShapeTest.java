@@ -78,7 +78,7 @@ class RebuildShapeTest {
     Map<Long, ExtentNode> blocks = new HashMap<>();
     List<long[]> rows = new ArrayList<>();
     for (ExtentNode leaf : ExtentTree.chunkEvenly(extents(n), leafCount)) {
-      long b = blocks.size() + 1;
+      long b = blocks.size() + 1L;
       blocks.put(b, leaf);
       rows.add(new long[] {leaf.keys()[0], b});
     }
@@ -86,7 +86,7 @@ class RebuildShapeTest {
     while (rows.size() > ExtentNode.ROOT_MAX) {
       List<long[]> up = new ArrayList<>();
       for (ExtentNode node : ExtentTree.chunkRows(rows, perBlock - 1)) {
-        long b = blocks.size() + 1;
+        long b = blocks.size() + 1L;
         blocks.put(b, new ExtentNode(depth, node.keys(), node.values(), node.lengths(), node.unwritten()));
         up.add(new long[] {node.keys()[0], b});
       }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ext4j.testkit.Seeds;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -43,7 +44,7 @@ class DirBlockTest {
         byte[] name = name(r, op);
         boolean roomBefore = roomByParse(b, bs, usable, name.length);
         assertThat(DirBlock.hasRoom(b, bs, usable, name.length)).as(at).isEqualTo(roomBefore);
-        long ino = 11 + op;
+        long ino = 11L + op;
         int off = DirBlock.insert(b, bs, usable, name, ino, 1);
         assertThat(off >= 0).as("%s: insert succeeds exactly when parse sees room", at).isEqualTo(roomBefore);
         if (off >= 0) {
@@ -58,10 +59,10 @@ class DirBlockTest {
           for (int i : new int[] {n.length - 1, 0}) {
             byte[] near = n.clone();
             near[i]++;
-            assertThat(DirBlock.find(b, bs, usable, near)).as("%s: %s", at, new String(near)).isEqualTo(findByParse(b, bs, usable, near));
+            assertThat(DirBlock.find(b, bs, usable, near)).as("%s: %s", at, new String(near, StandardCharsets.UTF_8)).isEqualTo(findByParse(b, bs, usable, near));
           }
         }
-        assertThat(DirBlock.find(b, bs, usable, ("absent-" + op).getBytes())).as(at).isEqualTo(-1);
+        assertThat(DirBlock.find(b, bs, usable, ("absent-" + op).getBytes(StandardCharsets.UTF_8))).as(at).isEqualTo(-1);
       }
       assertThat(DirBlock.parse(b, bs, usable).stream().filter(e -> !e.isFree()).count()).isEqualTo(live.size());
     }
@@ -72,7 +73,7 @@ class DirBlockTest {
     byte[] b = new byte[1024];
     DirBlock.initEmpty(b, 1024, null);
     DirBlock.putRecLen(b, 0, 4, 1024);
-    assertThatThrownBy(() -> DirBlock.find(b, 1024, 1024, "x".getBytes())).isInstanceOf(DirBlock.Malformed.class)
+    assertThatThrownBy(() -> DirBlock.find(b, 1024, 1024, "x".getBytes(StandardCharsets.UTF_8))).isInstanceOf(DirBlock.Malformed.class)
         .hasMessageContaining("rec_len 4");
     assertThatThrownBy(() -> DirBlock.hasRoom(b, 1024, 1024, 1)).isInstanceOf(DirBlock.Malformed.class);
   }
@@ -107,7 +108,7 @@ class DirBlockTest {
     for (int i = 0; i < len; i++) {
       n[i] = (byte) ('a' + r.nextInt(26));
     }
-    byte[] id = Integer.toString(op).getBytes();
+    byte[] id = Integer.toString(op).getBytes(StandardCharsets.UTF_8);
     System.arraycopy(id, 0, n, 0, Math.min(id.length, len)); // unique within a round (ops differ)
     return len >= id.length ? n : id;
   }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class PosixAclTest {
     return acl;
   }
 
-  private static TreeSet<Integer> distinctIds(Random rnd, int n) {
+  private static SortedSet<Integer> distinctIds(Random rnd, int n) {
     TreeSet<Integer> ids = new TreeSet<>();
     while (ids.size() < n) {
       ids.add(rnd.nextInt(1 << 20));

@@ -113,7 +113,7 @@ final class Debugfs {
 
   static List<Listed> ls(String out) {
     List<Listed> got = new ArrayList<>();
-    for (String line : out.split("\n")) {
+    for (String line : out.split("\n", 0)) {
       if (line.isBlank() || line.matches("\\s*0\\s.*")) {
         continue; // an unused entry (inode 0), which debugfs lists too
       }

@@ -235,7 +235,7 @@ final class FastCommitWorkload {
       }
     }
     assertThat(found.keySet()).as("%s: the names every fsync left", what).containsExactlyElementsOf(names.keySet());
-    Map<Node, Integer> links = new IdentityHashMap<>();
+    IdentityHashMap<Node, Integer> links = new IdentityHashMap<>();
     names.values().forEach(f -> links.merge(f, 1, Integer::sum));
     Map<Long, Node> byIno = new HashMap<>();
     for (var e : names.entrySet()) {

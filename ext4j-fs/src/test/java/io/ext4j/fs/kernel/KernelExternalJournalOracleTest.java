@@ -15,6 +15,7 @@ import io.ext4j.jbd2.RecoveryResult;
 import io.ext4j.jbd2.format.JournalSuperblock;
 import io.ext4j.testkit.FsManifest;
 import io.ext4j.testkit.Seeds;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ class KernelExternalJournalOracleTest {
       assertThat(e.isReadOnly()).as(String.valueOf(e.readOnlyReason())).isFalse();
       KernelImages.assertSame(expected, KernelImages.withoutRecoveryTimes(KernelImages.comparable(EngineManifest.of(e, 64, true, seed))),
           engineFs, "the engine's view through the external journal (seed " + seed + ")");
-      e.mkdir(Ext4FileSystem.ROOT, "after".getBytes(), 0755, io.ext4j.fs.Caller.ROOT);
+      e.mkdir(Ext4FileSystem.ROOT, "after".getBytes(StandardCharsets.UTF_8), 0755, io.ext4j.fs.Caller.ROOT);
     }
     KernelImages.Result clean = KernelImages.run("e2fsck", "-fn", "-j", engineJ.toString(), engineFs.toString());
     assertThat(clean.exit()).as(clean.describe()).isZero();

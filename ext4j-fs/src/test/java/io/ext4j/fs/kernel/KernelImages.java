@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class KernelImages {
   static final Path ROOT = Path.of("target", "test-images", "kernel");
-  static final Duration TIMEOUT = Duration.ofSeconds(120);
+  static final Duration TIMEOUT = Duration.ofMinutes(2);
 
   private KernelImages() {}
 

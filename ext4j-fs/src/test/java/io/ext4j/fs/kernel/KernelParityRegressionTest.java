@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.KernelFsFixtures;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class KernelParityRegressionTest {
     byte[] data = new byte[39393];
     new java.util.Random(1).nextBytes(data);
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
-      long ino = fs.create(Ext4FileSystem.ROOT, "z".getBytes(), 0644, io.ext4j.fs.Caller.ROOT).ino();
+      long ino = fs.create(Ext4FileSystem.ROOT, "z".getBytes(StandardCharsets.UTF_8), 0644, io.ext4j.fs.Caller.ROOT).ino();
       try (io.ext4j.fs.OpenFile f = fs.open(ino, java.util.EnumSet.of(io.ext4j.fs.OpenFlag.READ, io.ext4j.fs.OpenFlag.WRITE))) {
         f.write(0, java.nio.ByteBuffer.wrap(data));
         f.fallocate(0x10 | 0x01, 5147, 1173); // FALLOC_FL_ZERO_RANGE | KEEP_SIZE: bytes 5147..6319
@@ -65,7 +66,7 @@ class KernelParityRegressionTest {
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.defaults())) {
       long free = fs.statfs().freeBlocks() - fs.superblock().reservedBlocksCount();
       int bs = fs.statfs().blockSize();
-      long ino = fs.create(Ext4FileSystem.ROOT, "filler".getBytes(), 0644, io.ext4j.fs.Caller.ROOT).ino();
+      long ino = fs.create(Ext4FileSystem.ROOT, "filler".getBytes(StandardCharsets.UTF_8), 0644, io.ext4j.fs.Caller.ROOT).ino();
       byte[] chunk = new byte[1 << 20];
       long want = (free - 600) * bs; // all but 600 blocks (room for the tree blocks)
       try (io.ext4j.fs.OpenFile f = fs.open(ino, java.util.EnumSet.of(io.ext4j.fs.OpenFlag.WRITE))) {
@@ -75,7 +76,7 @@ class KernelParityRegressionTest {
       }
       fs.syncfs();
       fs.setattr(ino, io.ext4j.fs.SetAttributes.none().withSize(0)); // frees them, in the running transaction
-      long second = fs.create(Ext4FileSystem.ROOT, "second".getBytes(), 0644, io.ext4j.fs.Caller.ROOT).ino();
+      long second = fs.create(Ext4FileSystem.ROOT, "second".getBytes(StandardCharsets.UTF_8), 0644, io.ext4j.fs.Caller.ROOT).ino();
       long len = 4L << 20;
       assertThat(fs.statfs().freeBlocks() * bs).as("statfs free bytes").isGreaterThan(len);
       long wrote = 0;

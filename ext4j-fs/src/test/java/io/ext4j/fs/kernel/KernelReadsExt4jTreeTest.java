@@ -2,6 +2,7 @@ package io.ext4j.fs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
 import io.ext4j.testkit.FsManifest;
@@ -30,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("root")
 class KernelReadsExt4jTreeTest {
   /** "BLOCKSIZE FEATURES": upstream mke2fs.conf defaults, or Debian's. */
-  private static final Map<String, Built> BUILT = new HashMap<>(); // guarded by the class
+  @GuardedBy("KernelReadsExt4jTreeTest.class") private static final Map<String, Built> BUILT = new HashMap<>();
 
   /** An ext4j-written image (never changed; tests copy it), its model and ext4j's view of it. */
   record Built(Path image, TreeModel model, FsManifest ours, long seed) {}
@@ -46,7 +47,7 @@ class KernelReadsExt4jTreeTest {
 
   private static Built build(String config) throws Exception {
     long seed = Seeds.seed();
-    int bs = Integer.parseInt(config.split(" ")[0]);
+    int bs = Integer.parseInt(config.split(" ", 0)[0]);
     boolean upstream = config.endsWith("upstream");
     Path img = KernelImages.dir("ext4j-tree-" + bs + (upstream ? "" : "-debian")).resolve("ext4j.img");
     if (upstream) {
@@ -87,7 +88,7 @@ class KernelReadsExt4jTreeTest {
     }
     KernelImages.assertSame(KernelImages.comparable(b.ours()), KernelImages.comparable(theirs), img,
         "the kernel's view of ext4j's tree (seed " + b.seed() + ")");
-    debugfsAgrees(img, b.ours(), Integer.parseInt(config.split(" ")[0]));
+    debugfsAgrees(img, b.ours(), Integer.parseInt(config.split(" ", 0)[0]));
   }
 
   /** debugfs reads every inode, directory and file as ext4j does, and lists /big's htree whole. */
@@ -187,7 +188,7 @@ class KernelReadsExt4jTreeTest {
     Built b = built(config);
     long seed = Seeds.seed();
     Path img = copy(b, "kernel-writes");
-    int bs = Integer.parseInt(config.split(" ")[0]);
+    int bs = Integer.parseInt(config.split(" ", 0)[0]);
     FsManifest theirs;
     try (LoopMount m = LoopMount.readWrite(img)) {
       KernelWrites.into(m.dir, seed);

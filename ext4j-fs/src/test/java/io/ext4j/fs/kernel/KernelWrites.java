@@ -64,7 +64,7 @@ final class KernelWrites {
     long size = Files.size(deep);
     try (FileChannel ch = FileChannel.open(deep, StandardOpenOption.WRITE)) {
       byte[] chunk = new byte[12_288];
-      for (long at = size / 8; at < size / 4; at += 3 * chunk.length) {
+      for (long at = size / 8; at < size / 4; at += 3L * chunk.length) {
         r.nextBytes(chunk);
         ch.write(ByteBuffer.wrap(chunk), at);
       }

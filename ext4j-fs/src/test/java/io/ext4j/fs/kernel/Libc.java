@@ -83,6 +83,7 @@ final class Libc {
   record StatVfs(long bsize, long blocks, long bfree, long bavail, long files, long ffree) {}
 
   /** The names in a directory, without "." and "..". */
+  @SuppressWarnings("restricted") // tests run with --enable-native-access=ALL-UNNAMED
   static List<byte[]> list(byte[] dir) throws IOException {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment st = a.allocate(CALL_STATE);

@@ -137,7 +137,7 @@ final class TreeModel {
         } else if (type == 'l') {
           n.target = FsManifest.unescape(f.get("target"));
         } else if (type == 'c' || type == 'b') {
-          String[] r = f.get("rdev").split(":");
+          String[] r = f.get("rdev").split(":", 0);
           n.major = Integer.parseInt(r[0]);
           n.minor = Integer.parseInt(r[1]);
         }

@@ -32,7 +32,7 @@ import java.util.TreeMap;
  * unwritten ranges, truncates, punches, zero ranges, fallocate, unlinks of hard links, renames
  * across directories and over existing names, links, symlinks, fifos, sockets and devices, xattrs
  * set and removed in the inode and in blocks (shared ones too), chmod, chown and times. Reads are
- * checked against the model as it goes; {@link #check} compares everything. Deterministic for a
+ * checked against the model as it goes; the caller's manifest comparison afterwards compares everything. Deterministic for a
  * seed; a failure names the seed and the operation.
  */
 final class TreeWorkload {
@@ -344,7 +344,6 @@ final class TreeWorkload {
     long off = r.nextLong(span);
     long len = 1 + r.nextLong(Math.min(span, 1 << 18));
     int kind = r.nextInt(4);
-    int bs = fs.statfs().blockSize();
     touched = f;
     detail = "inode " + f.ino + " at " + off + " len " + len + " (size " + f.data.length + ")";
     try (OpenFile of = fs.open(f.ino, EnumSet.of(OpenFlag.WRITE))) {

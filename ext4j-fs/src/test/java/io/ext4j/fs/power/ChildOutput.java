@@ -1,5 +1,6 @@
 package io.ext4j.fs.power;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 final class ChildOutput {
   private final Thread reader;
   private final CountDownLatch readyOrEnd = new CountDownLatch(1);
-  private final List<String> lines = new ArrayList<>(); // guarded by itself
+  @GuardedBy("lines") private final List<String> lines = new ArrayList<>();
   private volatile boolean ready; // published before readyOrEnd's countDown
   private volatile IOException failure; // written by the reader before it ends
 

@@ -100,7 +100,7 @@ sealed interface Fact {
 
   /** Parses a line {@link #line()} printed. */
   static Fact parse(String line) {
-    String[] w = line.split(" ");
+    String[] w = line.split(" ", 0);
     try {
       return switch (w[0]) {
         case "DIR" -> new Dir(w[1], Long.parseLong(w[2]));
@@ -117,7 +117,7 @@ sealed interface Fact {
   /** Resolves {@code path} from the root component by component; empty when some component does not exist. */
   static Optional<Attributes> resolve(Ext4FileSystem fs, String path) throws IOException {
     Attributes at = fs.getattr(Ext4FileSystem.ROOT);
-    for (String part : path.substring(1).split("/")) {
+    for (String part : path.substring(1).split("/", 0)) {
       try {
         at = fs.lookup(at.ino(), part.getBytes(StandardCharsets.UTF_8));
       } catch (Ext4Exception e) {

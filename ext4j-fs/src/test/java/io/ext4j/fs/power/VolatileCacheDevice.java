@@ -1,5 +1,6 @@
 package io.ext4j.fs.power;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,8 +26,8 @@ import java.util.SplittableRandom;
  */
 final class VolatileCacheDevice implements BlockDevice {
   private final BlockDevice disk;
-  private final Map<Long, byte[]> dirty = new HashMap<>(); // guarded by this
-  private final SplittableRandom order; // guarded by this
+  @GuardedBy("this") private final Map<Long, byte[]> dirty = new HashMap<>();
+  @GuardedBy("this") private final SplittableRandom order;
 
   VolatileCacheDevice(BlockDevice disk, long seed) {
     this.disk = disk;

@@ -116,7 +116,6 @@ class WalkTest {
   static long createdIn(String path) throws IOException {
     try (OpenFile f = vfs.openat(null, b(path), EnumSet.of(OpenFlag.WRITE, OpenFlag.CREATE, OpenFlag.EXCLUSIVE), 0644,
         Credentials.root())) {
-      long ino = f.ino();
       vfs.unlinkat(null, b(path), false, Credentials.root());
       String dir = path.substring(0, path.lastIndexOf('/') + 1);
       assertThat(vfs.fstat(f).nlink()).isZero();

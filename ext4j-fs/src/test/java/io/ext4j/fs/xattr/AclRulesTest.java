@@ -45,7 +45,7 @@ class AclRulesTest {
       boolean mask = acl.stream().anyMatch(e -> e.tag() == PosixAcl.MASK);
       for (int k = 0; k < acl.size(); k++) {
         Entry e = acl.get(k);
-        if (e.tag() == PosixAcl.USER || e.tag() == PosixAcl.GROUP || e.tag() == PosixAcl.GROUP_OBJ && mask) {
+        if (e.tag() == PosixAcl.USER || e.tag() == PosixAcl.GROUP || (e.tag() == PosixAcl.GROUP_OBJ && mask)) {
           assertThat(after.get(k)).as("seed %d: %s chmod %o", seed, acl, mode).isEqualTo(e);
         }
       }

@@ -38,7 +38,7 @@ class CheckerWorkloadOracleTest {
   void engineImages_checkExactlyAsE2fsckDoes(int blockSize, String features) throws Exception {
     long seed = Seeds.seed();
     Files.createDirectories(DIR);
-    String tag = blockSize + "-" + Math.abs(features.hashCode());
+    String tag = blockSize + "-" + Integer.toUnsignedString(features.hashCode());
     Path img = DIR.resolve("work-" + tag + ".img");
     Path live = DIR.resolve("live-" + tag + ".img");
     Path replayed = DIR.resolve("live-replayed-" + tag + ".img");

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -145,7 +146,7 @@ class ConcurrentWorkloadOracleTest {
           m = Arrays.copyOf(m, size);
         } else if (op == 7) {
           long pos = rnd.nextInt(max);
-          long len = 1 + rnd.nextInt(64 << 10);
+          long len = 1L + rnd.nextInt(64 << 10);
           if (rnd.nextBoolean()) {
             f.fallocate(OpenFile.FALLOC_PUNCH_HOLE | OpenFile.FALLOC_KEEP_SIZE, pos, len);
             Arrays.fill(m, (int) Math.min(pos, m.length), (int) Math.min(pos + len, m.length), (byte) 0);
@@ -219,7 +220,7 @@ class ConcurrentWorkloadOracleTest {
     out.putAll(mine);
   }
 
-  static String pick(TreeMap<String, Long> m, Random rnd) {
+  static String pick(NavigableMap<String, Long> m, Random rnd) {
     String k = m.ceilingKey(m.firstKey() + rnd.nextInt(1 << 20)); // spread over the keys without indexing
     return k != null && rnd.nextInt(3) != 0 ? k : (rnd.nextBoolean() ? m.lastKey() : m.firstKey());
   }

@@ -29,12 +29,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,7 +106,7 @@ class FsCrashStateTest {
 
   static long ino(Ext4FileSystem fs, String path) throws IOException {
     long at = Ext4FileSystem.ROOT;
-    for (String part : path.substring(1).split("/")) {
+    for (String part : path.substring(1).split("/", 0)) {
       at = fs.lookup(at, b(part)).ino();
     }
     return at;
@@ -294,7 +292,7 @@ class FsCrashStateTest {
     for (CrashState state : all) {
       MemoryBlockDevice d = state.materialize();
       long n = STATES.incrementAndGet();
-      if (n % (E2FSCK_EVERY * 4) == 1) {
+      if (n % (E2FSCK_EVERY * 4L) == 1) {
         e2fsckRecovers(state, d.snapshot("raw"), what);
       }
       try (Ext4FileSystem fs = Ext4FileSystem.open(d, Ext4Options.defaults(), false)) {
@@ -385,7 +383,6 @@ class FsCrashStateTest {
     for (int t = 0; t < threads; t++) {
       history.add(new CopyOnWriteArrayList<>());
     }
-    ConcurrentHashMap<Integer, AtomicInteger> acked = new ConcurrentHashMap<>();
     try (Ext4FileSystem fs = Ext4FileSystem.open(dev, Ext4Options.defaults(), false)) {
       long[] dirs = new long[threads];
       for (int t = 0; t < threads; t++) {
@@ -417,7 +414,7 @@ class FsCrashStateTest {
       for (int t = 0; t < threads; t++) {
         int lb = 0;
         for (var m : state.acknowledgedMarks()) {
-          String[] p = m.label().split(":");
+          String[] p = m.label().split(":", 0);
           if (Integer.parseInt(p[0]) == t) {
             lb = Math.max(lb, Integer.parseInt(p[1]));
           }

@@ -309,7 +309,7 @@ class FsxModelTest {
 
   static long offset(Random rnd, long below, int align) {
     long units = Math.max(1, below / align);
-    return (long) (rnd.nextDouble() * units) * align;
+    return ((long) (rnd.nextDouble() * units)) * align;
   }
 
   static int length(Random rnd, int align) {

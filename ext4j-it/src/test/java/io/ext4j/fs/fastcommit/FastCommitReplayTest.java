@@ -69,7 +69,7 @@ class FastCommitReplayTest {
     FastCommitAreaTest.Writer w = new FastCommitAreaTest.Writer(BS);
     w.head(9);
     for (int i = 0; i < 5; i++) { // five extents: more than the inode holds, so a tree block
-      w.record(FastCommitTag.ADD_RANGE, addRange(a, 2 * i, p + 2 * i, 1));
+      w.record(FastCommitTag.ADD_RANGE, addRange(a, 2L * i, p + 2L * i, 1));
     }
     w.tail(9);
     w.record(FastCommitTag.ADD_RANGE, addRange(b, 0, p - 1, 1)); // just where a's tree block would go

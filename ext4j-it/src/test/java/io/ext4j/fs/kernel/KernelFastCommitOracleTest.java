@@ -578,12 +578,12 @@ class KernelFastCommitOracleTest {
       if (!t.startsWith("Free blocks: ")) {
         continue;
       }
-      for (String part : t.substring("Free blocks: ".length()).split(",")) {
+      for (String part : t.substring("Free blocks: ".length()).split(",", 0)) {
         String p = part.strip();
         if (p.isEmpty()) {
           continue;
         }
-        String[] ends = p.split("-");
+        String[] ends = p.split("-", 0);
         int from = Integer.parseInt(ends[0]);
         int to = ends.length > 1 ? Integer.parseInt(ends[1]) : from;
         free.set(from, to + 1);

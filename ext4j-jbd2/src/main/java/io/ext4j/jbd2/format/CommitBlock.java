@@ -66,7 +66,7 @@ public final class CommitBlock {
     int type = Byte.toUnsignedInt(b.get(base + 0x0C));
     int size = Byte.toUnsignedInt(b.get(base + 0x0D));
     int stored = b.getInt(base + 0x10);
-    return type == V1_CRC32_TYPE && size == V1_CRC32_SIZE && stored == crc || type == 0 && size == 0 && stored == 0;
+    return (type == V1_CRC32_TYPE && size == V1_CRC32_SIZE && stored == crc) || (type == 0 && size == 0 && stored == 0);
   }
 
   /** {@code JBD2_CRC32_CHKSUM}: the v1 commit block's {@code chksum_type}. */

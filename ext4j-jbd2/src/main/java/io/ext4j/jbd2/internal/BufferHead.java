@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.cache.CacheAttachment;
 import io.ext4j.block.cache.CachedBlock;
 import io.ext4j.jbd2.JournalBuffer;
@@ -42,12 +43,12 @@ final class BufferHead implements JournalBuffer, CacheAttachment {
 
   volatile Transaction transaction; // lock; published last
   volatile Transaction nextTransaction; // lock; published last
-  boolean modified; // lock; written before transaction pointers are published
-  JList jlist = JList.NONE; // lock
+  @GuardedBy("this") boolean modified; // written before transaction pointers are published
+  @GuardedBy("this") JList jlist = JList.NONE;
   volatile byte[] frozen; // lock: the image the committing transaction logs, when a newer one changed the live data
   volatile byte[] committedData; // lock: undo access, the last committed image
-  Transaction undoTransaction; // lock: the newest transaction that asked for undo access
-  boolean freed; // lock: forgotten by nextTransaction while the committing one still owned it
+  @GuardedBy("this") Transaction undoTransaction; // the newest transaction that asked for undo access
+  @GuardedBy("this") boolean freed; // forgotten by nextTransaction while the committing one still owned it
   volatile boolean forgotten; // lock (volatile for the fast path): forgotten by the transaction that now holds it
   volatile Transaction cpTransaction; // list lock: the transaction whose checkpoint must write this block home
 

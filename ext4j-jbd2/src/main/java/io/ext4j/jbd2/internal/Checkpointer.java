@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.jbd2.JournalException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -246,6 +247,7 @@ final class Checkpointer {
     }
   }
 
+  @GuardedBy("e.stateLock")
   private boolean enoughSpaceLocked() {
     return e.logSpaceLeftLocked() >= e.maxTransactionBuffers;
   }

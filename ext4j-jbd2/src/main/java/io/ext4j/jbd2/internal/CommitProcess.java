@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.jbd2.JournalAbortedException;
 import io.ext4j.jbd2.OrderedData;
 import io.ext4j.jbd2.format.BlockTag;
@@ -101,7 +102,7 @@ final class CommitProcess {
         }
         Transaction r = e.runningLocked();
         long now = e.options.clock().nanoTime();
-        if (r != null && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+        if (r != null && (e.commitRequestLocked() == r.tid || (r.handleCount > 0 && now - r.expiresNanos >= 0))) {
           return true;
         }
         if (e.closingLocked() && (r == null || r.handleCount == 0)) {
@@ -128,7 +129,7 @@ final class CommitProcess {
       Transaction r = e.runningLocked();
       long now = e.options.clock().nanoTime();
       if (r != null && r.state() == TransactionState.RUNNING
-          && (e.commitRequestLocked() == r.tid || r.handleCount > 0 && now - r.expiresNanos >= 0)) {
+          && (e.commitRequestLocked() == r.tid || (r.handleCount > 0 && now - r.expiresNanos >= 0))) {
         e.markCommitRequestedLocked(r.tid);
         return r;
       }
@@ -504,6 +505,7 @@ final class CommitProcess {
    * frees b_committed_data at commit unless a newer transaction holds a frozen copy). Caller holds
    * the buffer's monitor.
    */
+  @GuardedBy("b")
   private static void releaseUndo(BufferHead b, Transaction t) {
     if (b.undoTransaction == t || b.undoTransaction == null) {
       b.committedData = null;
@@ -528,6 +530,7 @@ final class CommitProcess {
   }
 
   /** Moves the buffer's checkpoint claim to {@code t}. Caller holds the buffer's monitor. */
+  @GuardedBy("b")
   private void claimCheckpoint(BufferHead b, Transaction t) {
     e.listLock.lock();
     try {
@@ -546,6 +549,7 @@ final class CommitProcess {
   }
 
   /** Hands the buffer to its next transaction, or unfiles it. Caller holds the buffer's monitor. */
+  @GuardedBy("b")
   private void refile(BufferHead b, Transaction t) {
     if (b.transaction != t) {
       return;

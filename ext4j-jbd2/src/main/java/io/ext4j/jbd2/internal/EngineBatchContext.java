@@ -74,6 +74,7 @@ final class EngineBatchContext implements BatchContext {
   }
 
   @Override
+  @SuppressWarnings("ThreadPriorityCheck") // the batching policies' yield, by name, as jbd2's batching yields
   public void yieldThread() {
     Thread.yield();
   }

@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.jbd2.Handle;
 import io.ext4j.jbd2.JournalBuffer;
 import io.ext4j.jbd2.JournalException;
@@ -114,7 +115,18 @@ public final class HandleImpl implements Handle {
     t.cancelRevoke(b.block); // a block journaled again must not stay revoked in t
   }
 
+  /**
+   * {@code b.modified} read without b's monitor, on the fast path only: after a volatile read of a
+   * transaction pointer that showed the caller's transaction, it sees the value written before that
+   * pointer was published (the class doc of {@link BufferHead}).
+   */
+  @SuppressWarnings("GuardedBy") // the documented lock-free read, ordered by the pointer's volatile read
+  private static boolean modifiedSeenAfterPointer(BufferHead b) {
+    return b.modified;
+  }
+
   /** Keeps the committing transaction's image if commit has not copied it yet. Caller holds b's monitor. */
+  @GuardedBy("b")
   private static void freezeForCommit(BufferHead b) {
     if (b.frozen == null && b.jlist == BufferHead.JList.METADATA) {
       b.frozen = b.data.clone();
@@ -126,7 +138,7 @@ public final class HandleImpl implements Handle {
     checkUsable();
     BufferHead b = engine.buffers.cast(buffer);
     Transaction t = transaction;
-    if ((b.transaction == t || b.nextTransaction == t) && b.modified) {
+    if ((b.transaction == t || b.nextTransaction == t) && modifiedSeenAfterPointer(b)) {
       return; // acquire read of the pointer first, then modified: both were set by t's writers
     }
     synchronized (b) {

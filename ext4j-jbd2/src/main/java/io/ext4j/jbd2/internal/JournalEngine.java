@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.block.BlockDevice;
 import io.ext4j.block.cache.BlockCache;
 import io.ext4j.jbd2.BatchContext;
@@ -63,17 +64,18 @@ public final class JournalEngine {
   final ReentrantLock checkpointMutex = new ReentrantLock();
   final ReentrantLock commitMutex = new ReentrantLock(); // held by whoever commits: the commit thread or a leader
 
-  private Transaction running; // stateLock
-  private Transaction committing; // stateLock
-  private int nextTid; // stateLock: the tid the next new transaction gets
-  private int commitRequest; // stateLock
-  private final LogSpace log; // stateLock (its cursors)
-  private int tailSequence; // stateLock: tid of the oldest transaction still in the log
-  private int batchWaiters; // stateLock: threads in awaitWriters
-  /** stateLock: each thread that joined a recent transaction → the tid it last joined (the older ones forgotten after each commit). */
-  private final java.util.Map<Thread, Integer> lastJoined = new java.util.IdentityHashMap<>();
-  private boolean closing; // stateLock
-  private int barriers; // stateLock: flushes and closes under way; new handles wait while > 0
+  @GuardedBy("stateLock") private Transaction running;
+  @GuardedBy("stateLock") private Transaction committing;
+  @GuardedBy("stateLock") private int nextTid; // the tid the next new transaction gets
+  @GuardedBy("stateLock") private int commitRequest;
+  private final LogSpace log; // stateLock (its cursors; its size is constant)
+  @GuardedBy("stateLock") private int tailSequence; // tid of the oldest transaction still in the log
+  @GuardedBy("stateLock") private int batchWaiters; // threads in awaitWriters
+  /** Each thread that joined a recent transaction → the tid it last joined (the older ones forgotten after each commit). */
+  @GuardedBy("stateLock")
+  private final java.util.IdentityHashMap<Thread, Integer> lastJoined = new java.util.IdentityHashMap<>();
+  @GuardedBy("stateLock") private boolean closing;
+  @GuardedBy("stateLock") private int barriers; // flushes and closes under way; new handles wait while > 0
 
   /** Every superblock write (checkpoint mutex). */
   final SuperblockWriter superblock;
@@ -87,6 +89,7 @@ public final class JournalEngine {
 
   final JournalBuffers buffers;
   private final Runnable onCachePressure; // registered with the cache while the engine runs
+  @SuppressWarnings("ThreadLocalUsage") // per journal on purpose: a thread may hold handles of two journals
   final ThreadLocal<HandleImpl> currentHandle = new ThreadLocal<>();
   /** Called by the committer after each publish, in tid order (see {@link io.ext4j.jbd2.CommitListener}). */
   final java.util.concurrent.CopyOnWriteArrayList<io.ext4j.jbd2.CommitListener> commitListeners =
@@ -179,6 +182,9 @@ public final class JournalEngine {
   }
 
   /** Attaches {@code h} to the running transaction, creating it or waiting as needed. */
+  // handleCount and writers are written only under stateLock (held where they are bumped); they are
+  // volatile for the batching policies' lock-free reads, so the ++ needs no atomicity.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   void attach(HandleImpl h, int total) throws JournalException {
     long startWait = options.clock().nanoTime();
     stateLock.lock();
@@ -334,6 +340,7 @@ public final class JournalEngine {
   }
 
   /** Moves {@code t} to state {@code s}; the caller holds stateLock. */
+  @GuardedBy("stateLock")
   void advanceLocked(Transaction t, TransactionState s) {
     t.advance(s, stateLock);
   }
@@ -356,6 +363,7 @@ public final class JournalEngine {
   // ---------------------------------------------------------------- commits
 
   /** Asks the commit thread to commit {@code tid} if it is the running transaction. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   boolean requestCommitLocked(int tid) {
     return requestCommitLocked(tid, true);
   }
@@ -364,6 +372,7 @@ public final class JournalEngine {
    * Records a commit request for {@code tid}; wakes the commit thread only if {@code wake} (a
    * synchronous stopper that will try to commit itself passes false, and wakes it only if it cannot).
    */
+  @GuardedBy("stateLock")
   boolean requestCommitLocked(int tid, boolean wake) {
     assert stateLock.isHeldByCurrentThread();
     if (commitRequest == tid) {
@@ -522,40 +531,47 @@ public final class JournalEngine {
 
   // ---------------------------------------------------------------- state, for the engine's parts
 
+  @GuardedBy("stateLock")
   private void checkState() {
     assert stateLock.isHeldByCurrentThread() : "journal state read or written without the state lock";
   }
 
   /** The running transaction, or null. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   Transaction runningLocked() {
     checkState();
     return running;
   }
 
   /** The committing transaction, or null. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   Transaction committingLocked() {
     checkState();
     return committing;
   }
 
   /** The highest tid whose commit was requested. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   int commitRequestLocked() {
     checkState();
     return commitRequest;
   }
 
   /** The tid the next new transaction gets. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   int nextTidLocked() {
     checkState();
     return nextTid;
   }
 
+  @GuardedBy("stateLock")
   boolean closingLocked() {
     checkState();
     return closing;
   }
 
   /** Records that {@code tid} (the running transaction) is being committed now. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   void markCommitRequestedLocked(int tid) {
     checkState();
     commitRequest = tid;
@@ -565,6 +581,7 @@ public final class JournalEngine {
    * FLUSH: {@code t}, the running transaction with no handles left, becomes the committing one; a new
    * running transaction may start; its log starts at the head. Caller holds stateLock.
    */
+  @GuardedBy("stateLock")
   void switchToCommittingLocked(Transaction t) {
     checkState();
     assert running == t && committing == null : running + " / " + committing;
@@ -575,6 +592,7 @@ public final class JournalEngine {
   }
 
   /** {@code t}'s commit is durable: no transaction commits any more. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   void finishCommittingLocked(Transaction t) {
     checkState();
     assert committing == t;
@@ -583,6 +601,7 @@ public final class JournalEngine {
   }
 
   /** Takes {@code total} log blocks from the head for {@code t}, charging its reserve. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   long[] takeLogBlocksLocked(Transaction t, int total) {
     checkState();
     if (total > t.reserve) {
@@ -603,18 +622,21 @@ public final class JournalEngine {
   }
 
   /** Log blocks between tail and head. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   long logUsedLocked() {
     checkState();
     return log.size() - log.free;
   }
 
   /** The next log block to write. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   long logHeadLocked() {
     checkState();
     return log.head;
   }
 
   /** Whether the tail may move to {@code tid}. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   boolean tailCanAdvanceLocked(int tid) {
     checkState();
     return Tid.gt(tid, tailSequence);
@@ -624,6 +646,7 @@ public final class JournalEngine {
    * The superblock naming {@code tid} at {@code block} is durable: frees the log before it and wakes
    * handles waiting for space. Caller holds stateLock (and the checkpoint mutex, as the tail's writer).
    */
+  @GuardedBy("stateLock")
   void advanceTailLocked(int tid, long block) {
     checkState();
     assert checkpointMutex.isHeldByCurrentThread();
@@ -636,6 +659,7 @@ public final class JournalEngine {
    * Distinct threads whose last join was {@code t} or one of the two transactions before it (the
    * older ones are forgotten after each commit: {@link #forgetOldWritersLocked}).
    */
+  @GuardedBy("stateLock")
   int recentWritersLocked(Transaction t) {
     checkState();
     int n = 0;
@@ -648,18 +672,21 @@ public final class JournalEngine {
   }
 
   /** After {@code tid} committed: forgets the threads that joined nothing from two transactions before it on. */
+  @GuardedBy("stateLock")
   void forgetOldWritersLocked(int tid) {
     checkState();
     lastJoined.values().removeIf(last -> tid - last >= 2);
   }
 
   /** A batching policy waits for {@code target} writers of {@code t}. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   void batchWaitBeginLocked(Transaction t, int target) {
     checkState();
     batchWaiters++;
     t.batchTarget = target;
   }
 
+  @GuardedBy("stateLock")
   void batchWaitEndLocked(Transaction t) {
     checkState();
     batchWaiters--;
@@ -677,6 +704,7 @@ public final class JournalEngine {
   // ---------------------------------------------------------------- space
 
   /** Log blocks a new transaction may still count on. Caller holds stateLock. */
+  @GuardedBy("stateLock")
   long logSpaceLeftLocked() {
     long left = log.free - LogSpace.SLACK - (committing == null ? 0 : committing.reserve);
     return Math.max(0, left);
@@ -925,10 +953,12 @@ public final class JournalEngine {
   }
 
   /** Waits on a condition of stateLock, deferring any interrupt (journal waits must not abort halfway). */
+  @SuppressWarnings("WaitNotInLoop") // a wrapper: every caller loops on its own predicate
   static void awaitUninterruptibly(Condition c) {
     c.awaitUninterruptibly();
   }
 
+  @SuppressWarnings("WaitNotInLoop") // a wrapper: every caller loops on its own predicate
   static boolean awaitNanos(Condition c, long nanos) throws InterruptedIOException {
     try {
       return c.await(nanos, TimeUnit.NANOSECONDS);

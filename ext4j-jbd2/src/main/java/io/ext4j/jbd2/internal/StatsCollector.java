@@ -1,5 +1,6 @@
 package io.ext4j.jbd2.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.ext4j.jbd2.JournalStats;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -11,17 +12,17 @@ final class StatsCollector {
   final LongAdder homeWrites = new LongAdder();
   final LongAdder batchWaits = new LongAdder();
 
-  private long transactions; // this
-  private long requested; // this
-  private long waitNanos; // this
-  private long requestDelayNanos; // this
-  private long runningNanos; // this
-  private long lockedNanos; // this
-  private long flushingNanos; // this
-  private long loggingNanos; // this
-  private long handles; // this
-  private long blocks; // this
-  private long logged; // this
+  @GuardedBy("this") private long transactions;
+  @GuardedBy("this") private long requested;
+  @GuardedBy("this") private long waitNanos;
+  @GuardedBy("this") private long requestDelayNanos;
+  @GuardedBy("this") private long runningNanos;
+  @GuardedBy("this") private long lockedNanos;
+  @GuardedBy("this") private long flushingNanos;
+  @GuardedBy("this") private long loggingNanos;
+  @GuardedBy("this") private long handles;
+  @GuardedBy("this") private long blocks;
+  @GuardedBy("this") private long logged;
 
   StatsCollector(int maxTransactionBuffers) {
     this.maxTransactionBuffers = maxTransactionBuffers;
@@ -44,9 +45,9 @@ final class StatsCollector {
   }
 
   synchronized JournalStats snapshot(long averageCommitNanos) {
-    double n = Math.max(1, transactions);
+    double n = (double) Math.max(1, transactions);
     return new JournalStats(transactions, requested, maxTransactionBuffers, waitNanos / n / 1e6,
-        requestDelayNanos / Math.max(1.0, requested) / 1e6, runningNanos / n / 1e6, lockedNanos / n / 1e6,
+        requestDelayNanos / Math.max(1.0, (double) requested) / 1e6, runningNanos / n / 1e6, lockedNanos / n / 1e6,
         flushingNanos / n / 1e6, loggingNanos / n / 1e6, averageCommitNanos / 1e3, handles / n, blocks / n,
         logged / n, deviceFlushes.sum(), checkpointRounds.sum(), homeWrites.sum(), batchWaits.sum());
   }

@@ -154,8 +154,9 @@ class BlockCodecsTest {
     Random r = new Random(SEED);
     for (int c = 0; c < CASES; c++) {
       byte junk = (byte) (1 + r.nextInt(255));
-      ByteBuffer torn = CommitBlock.encode(f, 3, 100, 5);
-      Arrays.fill(torn.array(), 512, f.blockSize(), junk);
+      byte[] tornBlock = new byte[f.blockSize()];
+      ByteBuffer torn = CommitBlock.encode(f, 3, 100, 5, tornBlock);
+      Arrays.fill(tornBlock, 512, f.blockSize(), junk);
       int headerByte = 12 + r.nextInt(CommitBlock.HEADER_BYTES - 12);
       ByteBuffer flipped = CommitBlock.encode(f, 3, 100, 5);
       flipped.put(headerByte, (byte) (flipped.get(headerByte) ^ 0x01));
@@ -190,7 +191,7 @@ class BlockCodecsTest {
     int incompat = JournalFeature.CSUM_V3.mask() | JournalFeature.BIT64.mask();
     for (int c = 0; c < CASES; c++) {
       int seq = r.nextInt();
-      long start = 1 + r.nextInt(1023);
+      long start = 1L + r.nextInt(1023);
       JournalSuperblock sb = JournalSuperblock.create(4096, 2048, UUID, 0, incompat).withTail(seq, start);
 
       JournalSuperblock back = JournalSuperblock.decode("dev", sb.encode(), 4096, 2048);
