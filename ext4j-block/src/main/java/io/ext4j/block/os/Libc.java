@@ -29,7 +29,9 @@ import java.util.Objects;
  *
  * <h2>Binding and native access</h2>
  * The functions are linked together at the first call of any of them, or of {@link #available()};
- * {@link #available()} says whether all of them were, and {@link #unavailableReason()} why not.
+ * {@link #available()} says whether all of them were, and {@link #unavailableReason()} why not. The
+ * futex call, which the journal makes on every commit wake-up, is linked apart, alone, at its first
+ * use ({@link #futexUnavailableReason()}).
  * Linking is a restricted FFM operation of this module: {@code --enable-native-access=io.ext4j.block}
  * on the module path, {@code ALL-UNNAMED} on the class path. Without it the JDK warns at the first
  * link (or refuses, with {@code --illegal-native-access=deny}, and nothing is available); a caller
@@ -97,10 +99,6 @@ public final class Libc {
     static final Downcall WAITPID = Downcall.capturingErrno("waitpid", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
     static final Downcall PROCESS_VM_READV = Downcall.capturingErrno("process_vm_readv",
         FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
-    // long syscall(long nr, ...): variadic after the number
-    static final Downcall SYSCALL = Downcall.capturingErrno("syscall",
-        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT),
-        Linker.Option.firstVariadicArg(1));
     // The posix_spawn family returns the error number itself and leaves errno alone.
     static final Downcall FA_INIT = Downcall.plain("posix_spawn_file_actions_init", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final Downcall FA_DUP2 = Downcall.plain("posix_spawn_file_actions_adddup2",
@@ -114,8 +112,20 @@ public final class Libc {
 
     /** Why not every function is bound (the first failure); null when all are. */
     static final String FAILURE = List.of(OPEN, READ, WRITE, CLOSE, LSEEK, LLISTXATTR, LGETXATTR, LSETXATTR, MKNOD, UTIMENSAT, MOUNT,
-        UMOUNT2, SOCKETPAIR, RECVMSG, WAITPID, PROCESS_VM_READV, SYSCALL, FA_INIT, FA_DUP2, FA_DESTROY, SPAWNP, GETUID, GETGID,
+        UMOUNT2, SOCKETPAIR, RECVMSG, WAITPID, PROCESS_VM_READV, FA_INIT, FA_DUP2, FA_DESTROY, SPAWNP, GETUID, GETGID,
         STRERROR).stream().map(Downcall::failure).filter(Objects::nonNull).findFirst().orElse(null);
+  }
+
+  /**
+   * futex(2)'s binding, apart from {@link Bound}: the journal's commit wake-up links only this, at
+   * its first use, and each thread keeps the segment its errno is captured in.
+   */
+  private static final class FutexBound {
+    // long syscall(long nr, ...): variadic after the number
+    static final Downcall SYSCALL = Downcall.capturingErrno("syscall",
+        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT),
+        Linker.Option.firstVariadicArg(1));
+    static final ThreadLocal<MemorySegment> CALL_STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(Downcall.CALL_STATE));
   }
 
   /**
@@ -127,7 +137,7 @@ public final class Libc {
     return Libc.class.getModule().isNativeAccessEnabled();
   }
 
-  /** Whether every function here is bound (linking them if this is the first use). */
+  /** Whether every function here but {@link #futex} is bound (linking them if this is the first use). */
   public static boolean available() {
     return Bound.FAILURE == null;
   }
@@ -135,6 +145,14 @@ public final class Libc {
   /** Why {@link #available()} is false: another OS, a missing symbol, or native access denied; null when it is true. */
   public static String unavailableReason() {
     return Bound.FAILURE;
+  }
+
+  /**
+   * Why {@link #futex} cannot be called (linking {@code syscall} alone if this is the first use):
+   * another OS or architecture, a missing symbol, or native access denied; null when it can.
+   */
+  public static String futexUnavailableReason() {
+    return SYS_FUTEX < 0 ? "no futex system call number for " + System.getProperty("os.arch", "") : FutexBound.SYSCALL.failure();
   }
 
   /** A segment for the errno a downcall captures, for {@link #read} and {@link #write}: one per thread that calls them. */
@@ -455,9 +473,9 @@ public final class Libc {
     if (SYS_FUTEX < 0) {
       return -ENOSYS;
     }
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment st = a.allocate(Downcall.CALL_STATE);
-      long r = (long) Bound.SYSCALL.handle().invokeExact(st, SYS_FUTEX, uaddr, op, val, MemorySegment.NULL, MemorySegment.NULL, 0);
+    try {
+      MemorySegment st = FutexBound.CALL_STATE.get();
+      long r = (long) FutexBound.SYSCALL.handle().invokeExact(st, SYS_FUTEX, uaddr, op, val, MemorySegment.NULL, MemorySegment.NULL, 0);
       return r < 0 ? -Downcall.errno(st) : r;
     } catch (Throwable t) {
       throw rethrow("futex", t);

@@ -27,17 +27,11 @@ final class Futex {
     if (!os.startsWith("linux")) {
       return "not Linux (" + os + ")";
     }
-    if (Libc.SYS_FUTEX < 0) {
-      return "no futex system call number for " + System.getProperty("os.arch", "");
-    }
     if (!Libc.nativeAccessEnabled()) {
       return "native access is not enabled for " + Libc.class.getModule()
           + " (--enable-native-access=ALL-UNNAMED, or the module name)";
     }
-    if (!Libc.available()) { // links libc: native access is enabled, so without a warning
-      return "cannot link syscall(): " + Libc.unavailableReason();
-    }
-    return null;
+    return Libc.futexUnavailableReason(); // links syscall() alone: native access is enabled, so without a warning
   }
 
   static boolean available() {
