@@ -21,8 +21,7 @@ public enum CommitWakeup {
   FUTEX_BROADCAST,
   /**
    * The committer unparks each waiting thread in turn ({@code LockSupport.unpark}, a system call per
-   * thread): with 16 waiters on a 2-vCPU virtual machine about 150 µs, against 60–80 µs for one
-   * broadcast.
+   * thread), so waking a large group costs the committer more than one broadcast does.
    */
   UNPARK_EACH
 }

@@ -126,9 +126,9 @@ public final class BlockAllocator {
   private static final int GOAL_REUSES = 256;
 
   /**
-   * How many blocks may be freed (anywhere) before the goal is computed again. Each recomputation
-   * after any free at all cost a third of the processor time of a create-and-unlink mix (JFR,
-   * 8 threads of the suite's metadata workload: 32 % of samples under {@code longestSpanStart}).
+   * How many blocks may be freed (anywhere) before the goal is computed again: computing it scans
+   * the group's bitmap for its longest free span, too costly to repeat after every free in a
+   * create-and-unlink workload.
    */
   private static final int FREED_BEFORE_RECOMPUTE = 1024;
 

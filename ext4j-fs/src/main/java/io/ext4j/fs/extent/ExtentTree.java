@@ -445,9 +445,9 @@ public final class ExtentTree {
    * How many leaves a rebuild spreads {@code n} extents over: the most that keep the tree as e2fsck
    * likes it ({@link #misshapen} of the packed shape, computed by {@link #packedStats}) within the
    * {@code blocks} tree blocks the old tree had, so the free entries the rules allow at the leaf
-   * level are spread over the leaves for inserts to use. Packing every leaf full instead made the
-   * next two splits anywhere misshapen again: random writes into a fragmented file rebuilt the
-   * whole tree every few writes (22 % of JFR samples, 10 threads of 4 KiB direct writes into holes).
+   * level are spread over the leaves for inserts to use. Leaves packed full would leave the next
+   * two splits anywhere misshapen again, so random writes into a fragmented file would rebuild the
+   * whole tree every few writes.
    */
   static int rebuildLeaves(int n, int blocks, int perBlock) {
     int min = Math.ceilDiv(n, perBlock - 1);

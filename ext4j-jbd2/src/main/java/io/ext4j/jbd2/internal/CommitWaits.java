@@ -64,9 +64,8 @@ final class CommitWaits {
 
   /**
    * Groups smaller than this wait the UNPARK_EACH way even under FUTEX_BROADCAST: one futex wake pays
-   * for itself when it replaces many unparks, but a thread or two wake faster by unpark (an
-   * interleaved A/B at 2 threads measured 13 % fewer operations with the futex; from 8 threads on,
-   * more).
+   * for itself when it replaces many unparks, but a thread or two wake faster by unpark (the
+   * journal benchmark's wake-up rows compare the two; docs/BENCHMARKS.md).
    */
   static final int FUTEX_MIN_GROUP = 6;
 
