@@ -165,24 +165,29 @@ public final class NamespaceWorkload {
    */
   static int foreignBlock(byte[] got) {
     for (int b = 0; b < (got.length + BLOCK - 1) / BLOCK; b++) {
-      int from = b * BLOCK;
-      int to = Math.min(got.length, from + BLOCK);
-      int close = from;
-      while (close < to && got[close] != '>') {
-        close++;
-      }
-      if (to - from != BLOCK) { // a read cut short by a truncate racing it: a torn last block, as Linux gives too
-        return got[from] == '<' ? -1 : b;
-      }
-      if (close == to) {
-        return b;
-      }
-      var m = SHARED_LABEL.matcher(new String(got, from, close + 1 - from, StandardCharsets.ISO_8859_1));
-      if (!m.matches() || Integer.parseInt(m.group(1)) != b) {
+      if (foreign(got, b)) {
         return b;
       }
     }
     return -1;
+  }
+
+  /** Whether block {@code b} of {@code got} is not data written to a shared name at that block's offset (see {@link #foreignBlock}). */
+  private static boolean foreign(byte[] got, int b) {
+    int from = b * BLOCK;
+    int to = Math.min(got.length, from + BLOCK);
+    int close = from;
+    while (close < to && got[close] != '>') {
+      close++;
+    }
+    if (to - from != BLOCK) { // a read cut short by a truncate racing it: a torn last block, as Linux gives too
+      return got[from] != '<';
+    }
+    if (close == to) {
+      return true;
+    }
+    var m = SHARED_LABEL.matcher(new String(got, from, close + 1 - from, StandardCharsets.ISO_8859_1));
+    return !m.matches() || Integer.parseInt(m.group(1)) != b;
   }
 
   private final class Worker {
@@ -221,7 +226,7 @@ public final class NamespaceWorkload {
           byte[] got = ops.read(n);
           int bad = foreignBlock(got);
           if (bad >= 0) {
-            violate("read of " + n + " (" + got.length + " bytes): block " + bad + " holds '" + show(got, bad) + "', not data written to a shared name at that offset");
+            violate("read of " + n + " (" + got.length + " bytes): block " + bad + " holds " + show(got, bad) + ", not data written to a shared name at that offset");
           }
         });
       } else if (pick < 40) {
@@ -283,7 +288,7 @@ public final class NamespaceWorkload {
       if (!java.util.Arrays.equals(got, want)) {
         int at = java.util.Arrays.mismatch(got, want);
         violate("private file " + name + " read back " + got.length + " bytes, wrote " + want.length + "; first difference at byte "
-            + at + ": '" + show(got, Math.max(0, at) / BLOCK) + "'");
+            + at + ": " + show(got, Math.max(0, at) / BLOCK));
       }
     }
 
@@ -323,15 +328,31 @@ public final class NamespaceWorkload {
     }
   }
 
-  private static String show(byte[] got, int block) {
+  /**
+   * The 64-byte block {@code block} of {@code got} as text ('?' for a byte outside printable ASCII)
+   * and in hex, with how many of the content's blocks are foreign and how many bytes are zero: zeros,
+   * metadata and another file's labels each point to a different defect.
+   */
+  static String show(byte[] got, int block) {
     int from = block * BLOCK;
-    int to = Math.min(got.length, from + 24);
-    StringBuilder s = new StringBuilder();
+    int to = Math.min(got.length, from + BLOCK);
+    StringBuilder text = new StringBuilder();
+    StringBuilder hex = new StringBuilder();
     for (int i = from; i < to; i++) {
       char ch = (char) (got[i] & 0xFF);
-      s.append(ch >= 32 && ch < 127 ? ch : '?');
+      text.append(ch >= 32 && ch < 127 ? ch : '?');
+      hex.append(String.format("%02x", got[i] & 0xFF));
     }
-    return s.toString();
+    int foreignCount = 0;
+    for (int b = 0; b < (got.length + BLOCK - 1) / BLOCK; b++) {
+      foreignCount += foreign(got, b) ? 1 : 0;
+    }
+    int zeros = 0;
+    for (byte x : got) {
+      zeros += x == 0 ? 1 : 0;
+    }
+    return "'" + text + "' (hex " + hex + "; " + foreignCount + " of " + (got.length + BLOCK - 1) / BLOCK + " blocks foreign, "
+        + zeros + " of " + got.length + " bytes zero)";
   }
 
   @FunctionalInterface
