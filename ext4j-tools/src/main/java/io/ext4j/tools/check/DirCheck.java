@@ -181,7 +181,7 @@ final class DirCheck {
       s.out.error(DIRECTORY, d.ino, pblk, "a second '" + name(b, at, nameLen) + "' entry at block " + lblk + ", offset " + off);
       return false;
     }
-    if (ino > s.inodesCount || ino < s.firstIno && ino != ROOT) {
+    if (ino > s.inodesCount || (ino < s.firstIno && ino != ROOT)) {
       s.out.error(DIRECTORY, d.ino, pblk, where + " has bad inode number " + ino);
       return false;
     }

@@ -115,7 +115,10 @@ final class ExtentWalk {
         continue;
       }
       int level = f.level + 1;
-      byte[] b = buf[level] == null ? (buf[level] = s.newBlock()) : buf[level];
+      if (buf[level] == null) {
+        buf[level] = s.newBlock();
+      }
+      byte[] b = buf[level];
       s.read(child, b, 1);
       ExtentNode c;
       try {

@@ -81,7 +81,10 @@ final class IndirectWalk {
     if (!v.node(blk)) {
       return;
     }
-    byte[] b = buf[level] == null ? (buf[level] = s.newBlock()) : buf[level];
+    if (buf[level] == null) {
+      buf[level] = s.newBlock();
+    }
+    byte[] b = buf[level];
     s.read(blk, b, 1);
     ByteBuffer le = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
     long span = 1;

@@ -174,7 +174,7 @@ final class InodeCheck {
     if ((fl & RawInode.FL_INLINE_DATA) != 0) {
       s.out.error(INODE, ino, NO_BLOCK, "has INLINE_DATA_FL set on a filesystem without inline_data");
     }
-    if ((t == Scan.T_LNK || t >= Scan.T_CHR && t <= Scan.T_SOCK) && (fl & FL_IMMUTABLE_OR_APPEND) != 0) {
+    if ((t == Scan.T_LNK || (t >= Scan.T_CHR && t <= Scan.T_SOCK)) && (fl & FL_IMMUTABLE_OR_APPEND) != 0) {
       s.out.note(INODE, ino, NO_BLOCK, "a special file or symlink has the immutable or append-only flag set");
     }
   }

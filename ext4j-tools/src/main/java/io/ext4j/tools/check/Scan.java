@@ -180,8 +180,8 @@ final class Scan {
 
   /** Whether {@code ino} is a special inode that has no directory entry: reserved, journal, orphan file. */
   boolean isUnnamedSpecial(long ino) {
-    return (ino < firstIno && ino != 2) || ino == lay.orphanFileIno() && lay.orphanFile()
-        || ino == sb.journalInode() && sb.hasJournal();
+    return (ino < firstIno && ino != 2) || (ino == lay.orphanFileIno() && lay.orphanFile())
+        || (ino == sb.journalInode() && sb.hasJournal());
   }
 
   // ------------------------------------------------------------------ per-structure records

@@ -108,7 +108,7 @@ final class SharedBlocks {
         return;
       }
       boolean mapped = t == Scan.T_REG || t == Scan.T_DIR
-          || t == Scan.T_LNK && !(r.sizeBytes() > 0 && r.sizeBytes() < RawInode.I_BLOCK_SIZE);
+          || (t == Scan.T_LNK && !(r.sizeBytes() > 0 && r.sizeBytes() < RawInode.I_BLOCK_SIZE));
       if (!mapped) {
         return;
       }

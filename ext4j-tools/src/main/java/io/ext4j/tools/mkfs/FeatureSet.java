@@ -50,8 +50,28 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
    */
   public static final FeatureSet MKE2FS_EXT4_DEFAULTS = new FeatureSet(0x103C, 0x22C2, 0x046B);
 
-  /** Which mask a bit lives in; in the order of {@link Ext4Superblock#featureName}'s kinds. */
-  enum Kind { COMPAT, INCOMPAT, RO_COMPAT }
+  /** Which mask a bit lives in, with its kind number in {@link Ext4Superblock#featureName}. */
+  enum Kind {
+    COMPAT(0),
+    INCOMPAT(1),
+    RO_COMPAT(2);
+
+    /** The kind number {@link Ext4Superblock#featureName} and {@link Ext4Superblock#featureByName} use. */
+    final int superblockKind;
+
+    Kind(int superblockKind) {
+      this.superblockKind = superblockKind;
+    }
+
+    static Kind ofSuperblockKind(int kind) {
+      for (Kind k : values()) {
+        if (k.superblockKind == kind) {
+          return k;
+        }
+      }
+      throw new IllegalArgumentException("no feature kind " + kind);
+    }
+  }
 
   public boolean hasCompat(int bit) {
     return (compat & bit) != 0;
@@ -85,7 +105,7 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
   /** This set with the edits of {@code spec} applied in order (see the class doc). */
   public FeatureSet edit(String spec) {
     FeatureSet f = this;
-    for (String token : spec.trim().split("[,\\s]+")) {
+    for (String token : spec.trim().split("[,\\s]+", -1)) {
       if (token.isEmpty()) {
         continue;
       }
@@ -127,7 +147,7 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
       default -> name;
     };
     int[] f = Ext4Superblock.featureByName(canonical);
-    return f == null ? null : new Bit(Kind.values()[f[0]], f[1]);
+    return f == null ? null : new Bit(Kind.ofSuperblockKind(f[0]), f[1]);
   }
 
   /** The names of the set bits, compat then incompat then ro_compat; unnamed bits as FEATURE_C12 etc. */
@@ -142,7 +162,7 @@ public record FeatureSet(int compat, int incompat, int roCompat) {
   private static void collect(List<String> out, int mask, Kind kind, String unnamed) {
     for (int i = 0; i < 32; i++) {
       if ((mask & (1 << i)) != 0) {
-        String name = Ext4Superblock.featureName(kind.ordinal(), 1 << i);
+        String name = Ext4Superblock.featureName(kind.superblockKind, 1 << i);
         out.add(name != null ? name : unnamed + i);
       }
     }

@@ -62,12 +62,12 @@ final class LayoutPlanner {
     BitSet initializedBitmaps = tables.hosts();
     initializedBitmaps.or(place.touched());
     initializedBitmaps.or(newInodeGroups(s.inodesPerGroup(), orphanBlocks > 0));
-    long usedInodes = GroupSizing.FIRST_INODE + (orphanBlocks > 0 ? 1 : 0);
+    long usedInodes = (long) GroupSizing.FIRST_INODE + (orphanBlocks > 0 ? 1 : 0);
     boolean csum = f.hasGroupDescriptorChecksums();
     boolean zeroed = !p.lazyItableInit() || p.targetReadsZeros();
     List<GroupLayout> layouts = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {
-      int used = (int) Math.clamp(usedInodes - (long) g * s.inodesPerGroup(), 0, s.inodesPerGroup());
+      int used = Math.clamp(usedInodes - (long) g * s.inodesPerGroup(), 0, s.inodesPerGroup());
       int flags = zeroed ? GroupLayout.ITABLE_ZEROED : 0;
       if (csum && used == 0) {
         flags |= GroupLayout.INODE_UNINIT;

@@ -245,7 +245,7 @@ public final class Mkfs {
       }
       ibCsum = GroupDescriptor.bitmapChecksum(sb, ib, g.inodesPerGroup() / 8);
     }
-    long usedDirs = (groupOfInode(ROOT) == gl.group() ? 1 : 0) + (groupOfInode(LOST_FOUND) == gl.group() ? 1 : 0);
+    long usedDirs = (groupOfInode(ROOT) == gl.group() ? 1L : 0L) + (groupOfInode(LOST_FOUND) == gl.group() ? 1L : 0L);
     int flags = (csum || gdtCsum) ? gl.flags() : gl.flags() & GroupLayout.ITABLE_ZEROED;
     return new GroupDescriptor(gl.blockBitmap(), gl.inodeBitmap(), gl.inodeTable(), gl.freeBlocksAfterMkfs(),
         g.inodesPerGroup() - gl.usedInodes(), usedDirs, flags, 0, bbCsum, ibCsum, (csum || gdtCsum) ? gl.itableUnused() : 0, 0);
@@ -483,7 +483,7 @@ public final class Mkfs {
       charged++;
       List<GroupLayout> backups = g.groups().stream().filter(x -> x.group() != 0 && x.reservedGdtBlocks() > 0).toList();
       for (int j = 0; j < g.reservedGdtBlocks(); j++) {
-        long k = g0.descriptorBlocks() + j;
+        long k = (long) g0.descriptorBlocks() + j;
         long primary = g0.reservedGdtStart() + j;
         d.putInt((int) (4 * (k % apb)), (int) primary);
         ByteBuffer ind = ByteBuffer.wrap(block(primary)).order(ByteOrder.LITTLE_ENDIAN);

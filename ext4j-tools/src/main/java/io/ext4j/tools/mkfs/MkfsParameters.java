@@ -274,7 +274,7 @@ public record MkfsParameters(
     /** Applies a {@code mke2fs -O} edit string to the current features (see {@link FeatureSet#edit}). */
     public Builder withFeatureString(String spec) {
       this.features = features.edit(spec);
-      for (String token : spec.trim().toLowerCase(Locale.ROOT).split("[,\\s]+")) {
+      for (String token : spec.trim().toLowerCase(Locale.ROOT).split("[,\\s]+", -1)) {
         if (token.equals("^64bit") || token.equals("-64bit")) {
           cleared64bit = true;
         } else if (token.equals("64bit") || token.equals("+64bit")) {

@@ -87,6 +87,8 @@ public final class Populator {
   }
 
   /**
+   * How {@link Populator} copies entries into the target.
+   *
    * @param clamp timestamps later than this become this (null: keep them)
    * @param owners keep the source's owners (false: everything belongs to the caller)
    * @param caller the owner of entries when {@code owners} is false

@@ -132,7 +132,7 @@ public final class TarArchive implements TreeSource {
   /** Path components, without "." components or leading/trailing slashes. */
   static List<byte[]> split(String name) {
     List<byte[]> out = new ArrayList<>();
-    for (String c : name.split("/")) {
+    for (String c : name.split("/", -1)) {
       if (!c.isEmpty() && !c.equals(".")) {
         out.add(c.getBytes(StandardCharsets.UTF_8));
       }

@@ -7,8 +7,8 @@ import io.ext4j.block.FileBlockDevice;
 import io.ext4j.block.OverlayBlockDevice;
 import io.ext4j.fs.Ext4FileSystem;
 import io.ext4j.fs.Ext4Options;
+import io.ext4j.tools.check.Corruptions.Corruption;
 import io.ext4j.tools.check.Corruptions.Expect;
-import io.ext4j.tools.check.Corruptions.Kind;
 import io.ext4j.tools.check.Corruptions.Needs;
 import io.ext4j.fs.format.Ext4Superblock;
 import io.ext4j.testkit.Seeds;
@@ -50,7 +50,7 @@ class CheckerCorruptionOracleTest {
       String[] mkfs = java.util.Arrays.copyOfRange(cfg, 1, cfg.length);
       Base base = new Base(name, mkfs, seed);
       List<DynamicTest> tests = new ArrayList<>();
-      for (Kind k : Corruptions.all()) {
+      for (Corruption k : Corruptions.all()) {
         tests.add(DynamicTest.dynamicTest(k.name(), () -> base.run(k)));
       }
       out.add(DynamicContainer.dynamicContainer(name, tests));
@@ -107,7 +107,7 @@ class CheckerCorruptionOracleTest {
 
     private static long ino(Ext4FileSystem fs, String path) throws Exception {
       long at = Ext4FileSystem.ROOT;
-      for (String part : path.substring(1).split("/")) {
+      for (String part : path.substring(1).split("/", -1)) {
         at = fs.lookup(at, part.getBytes(StandardCharsets.UTF_8)).ino();
       }
       return at;
@@ -122,7 +122,7 @@ class CheckerCorruptionOracleTest {
       };
     }
 
-    void run(Kind k) throws Exception {
+    void run(Corruption k) throws Exception {
       make();
       if (!applies(k.needs())) {
         System.out.println(name + " / " + k.name() + ": does not apply");

@@ -41,7 +41,7 @@ class CheckerFreshImageOracleTest {
   void mkfsImages_freshAndPopulated_checkSilent_withE2fscksCounts(int mib, int bs, String options) throws Exception {
     long seed = Seeds.seed();
     String name = "fresh-" + mib + "-" + bs + "-" + Integer.toHexString(options.hashCode());
-    String[] args = (("-b " + bs + " " + options).trim()).split("\\s+");
+    String[] args = ("-b " + bs + " " + options).trim().split("\\s+", -1);
     Path img = Fixture.mkfs(name, mib, args);
     agree(img, "fresh " + options);
     Fixture.populate(img, seed, !options.contains("^extent"));

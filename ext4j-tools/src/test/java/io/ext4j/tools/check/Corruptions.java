@@ -100,7 +100,7 @@ final class Corruptions {
   }
 
   /** One kind of corruption; {@code needs} says which filesystems it applies to. */
-  record Kind(String name, Needs needs, Action action) {
+  record Corruption(String name, Needs needs, Action action) {
     @Override
     public String toString() {
       return name;
@@ -109,16 +109,16 @@ final class Corruptions {
 
   enum Needs { ANY, METADATA_CSUM, ORPHAN_FILE, MULTI_GROUP }
 
-  static List<Kind> all() {
-    List<Kind> k = new ArrayList<>();
+  static List<Corruption> all() {
+    List<Corruption> k = new ArrayList<>();
     // ---- bitmaps and counts
-    k.add(new Kind("block bitmap: a used block marked free", Needs.ANY, c -> {
+    k.add(new Corruption("block bitmap: a used block marked free", Needs.ANY, c -> {
       Extent e = c.t.bigExtents.get(c.r.nextInt(c.t.bigExtents.size()));
       long b = e.pblk() + c.r.nextLong(e.len());
       c.ed.blockBit(b, false);
       return Expect.block(b);
     }));
-    k.add(new Kind("block bitmap: a free block marked used", Needs.ANY, c -> {
+    k.add(new Corruption("block bitmap: a free block marked used", Needs.ANY, c -> {
       long b;
       do {
         b = c.ed.lay.firstDataBlock() + c.r.nextLong(c.ed.sb.blocksCount() - c.ed.lay.firstDataBlock());
@@ -126,58 +126,58 @@ final class Corruptions {
       c.ed.blockBit(b, true);
       return Expect.block(b);
     }));
-    k.add(new Kind("inode bitmap: an in-use inode marked free", Needs.ANY, c -> {
+    k.add(new Corruption("inode bitmap: an in-use inode marked free", Needs.ANY, c -> {
       long ino = c.pick(c.t.files());
       c.ed.inodeBit(ino, false);
       return Expect.inode(ino);
     }));
-    k.add(new Kind("block bitmap checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("block bitmap checksum", Needs.METADATA_CSUM, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withBitmapChecksums(d.blockBitmapChecksum() ^ (1 + c.r.nextInt(0xFFFF)), d.inodeBitmapChecksum()));
       return Expect.block(d.blockBitmap());
     }));
-    k.add(new Kind("inode bitmap checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("inode bitmap checksum", Needs.METADATA_CSUM, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withBitmapChecksums(d.blockBitmapChecksum(), d.inodeBitmapChecksum() ^ (1 + c.r.nextInt(0xFFFF))));
       return Expect.block(d.inodeBitmap());
     }));
-    k.add(new Kind("group descriptor checksum (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
+    k.add(new Corruption("group descriptor checksum (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
       c.ed.putGdRaw16(0, 0x1E, c.ed.gd(0).checksum() ^ (1 + c.r.nextInt(0xFFFF)));
       return Expect.note(Problem.GROUP_DESCRIPTOR);
     }));
-    k.add(new Kind("group free blocks count", Needs.ANY, c -> {
+    k.add(new Corruption("group free blocks count", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withCounts(d.freeBlocks() + 1 + c.r.nextInt(5), d.freeInodes(), d.usedDirs(), d.itableUnused()));
       return Expect.structure(Problem.GROUP_COUNTS);
     }));
-    k.add(new Kind("group free inodes count", Needs.ANY, c -> {
+    k.add(new Corruption("group free inodes count", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withCounts(d.freeBlocks(), d.freeInodes() - 1 - c.r.nextInt(3), d.usedDirs(), d.itableUnused()));
       return Expect.structure(Problem.GROUP_COUNTS);
     }));
-    k.add(new Kind("group directories count", Needs.ANY, c -> {
+    k.add(new Corruption("group directories count", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withCounts(d.freeBlocks(), d.freeInodes(), d.usedDirs() + 1, d.itableUnused()));
       return Expect.structure(Problem.GROUP_COUNTS);
     }));
-    k.add(new Kind("itable_unused above the free inodes", Needs.ANY, c -> {
+    k.add(new Corruption("itable_unused above the free inodes", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       c.ed.putGd(0, d.withCounts(d.freeBlocks(), d.freeInodes(), d.usedDirs(), d.freeInodes() + 1));
       return Expect.structure(Problem.GROUP_DESCRIPTOR);
     }));
-    k.add(new Kind("itable_unused hides in-use inodes", Needs.ANY, c -> {
+    k.add(new Corruption("itable_unused hides in-use inodes", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       long unused = c.ed.sb.inodesPerGroup() - c.t.hdir; // the watermark drops below the htree's names
       c.ed.putGd(0, d.withCounts(d.freeBlocks(), Math.max(d.freeInodes(), unused), d.usedDirs(), unused));
       return Expect.inode(c.t.hdir);
     }));
-    k.add(new Kind("BLOCK_UNINIT on the last group", Needs.ANY, c -> {
+    k.add(new Corruption("BLOCK_UNINIT on the last group", Needs.ANY, c -> {
       int g = (int) c.ed.lay.groups() - 1;
       GroupDescriptor d = c.ed.gd(g);
       c.ed.putGd(g, d.withFlags(d.flags() | GroupDescriptor.BLOCK_UNINIT));
       return Expect.structure(Problem.GROUP_DESCRIPTOR);
     }));
-    k.add(new Kind("inode bitmap padding", Needs.ANY, c -> {
+    k.add(new Corruption("inode bitmap padding", Needs.ANY, c -> {
       GroupDescriptor d = c.ed.gd(0);
       byte[] bm = c.ed.block(d.inodeBitmap());
       int at = (int) (c.ed.sb.inodesPerGroup() / 8) + c.r.nextInt(c.ed.bs - (int) (c.ed.sb.inodesPerGroup() / 8));
@@ -185,25 +185,25 @@ final class Corruptions {
       c.ed.put(d.inodeBitmap(), bm);
       return Expect.block(d.inodeBitmap());
     }));
-    k.add(new Kind("superblock free totals (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
+    k.add(new Corruption("superblock free totals (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
       SuperblockEditor e = new SuperblockEditor(c.ed.superblockBytes());
       e.freeBlocksCount(c.ed.sb.freeBlocksCount() - 1 - c.r.nextInt(50));
       c.ed.putSuperblock(e.encode());
       return Expect.note(Problem.FREE_TOTALS);
     }));
-    k.add(new Kind("superblock checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("superblock checksum", Needs.METADATA_CSUM, c -> {
       byte[] raw = c.ed.superblockBytes();
       raw[0x3FC + c.r.nextInt(4)] ^= (byte) (1 + c.r.nextInt(255));
       c.ed.putSuperblock(raw);
       return Expect.structure(Problem.SUPERBLOCK);
     }));
-    k.add(new Kind("orphan_present with a clean orphan file", Needs.ORPHAN_FILE, c -> {
+    k.add(new Corruption("orphan_present with a clean orphan file", Needs.ORPHAN_FILE, c -> {
       SuperblockEditor e = new SuperblockEditor(c.ed.superblockBytes());
       e.featureRoCompat(c.ed.sb.featureRoCompat() | Ext4Superblock.RO_COMPAT_ORPHAN_PRESENT);
       c.ed.putSuperblock(e.encode());
       return Expect.structure(Problem.SUPERBLOCK);
     }));
-    k.add(new Kind("orphan file block not clean", Needs.ORPHAN_FILE, c -> {
+    k.add(new Corruption("orphan file block not clean", Needs.ORPHAN_FILE, c -> {
       long ino = c.ed.sb.orphanFileInode();
       RawInode r = c.ed.inode(ino);
       ExtentNode root = ExtentNode.decode(r.bytes(), RawInode.I_BLOCK, 60, 4, null);
@@ -216,50 +216,50 @@ final class Corruptions {
       return Expect.error(Problem.ORPHANS, ino, blk);
     }));
     // ---- inodes
-    k.add(new Kind("inode checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("inode checksum", Needs.METADATA_CSUM, c -> {
       long ino = c.pick(new long[] {c.t.a, c.t.big, c.t.dir, c.t.fast, c.t.fifo});
       RawInode r = c.ed.inode(ino);
       r.bytes()[0x7C + c.r.nextInt(2)] ^= (byte) (1 + c.r.nextInt(255));
       c.ed.putInodeRaw(ino, r);
       return Expect.inode(ino);
     }));
-    k.add(new Kind("link count of a file", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.links(r.links() + 1))));
-    k.add(new Kind("link count of a directory", Needs.ANY,
+    k.add(new Corruption("link count of a file", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.links(r.links() + 1))));
+    k.add(new Corruption("link count of a directory", Needs.ANY,
         c -> editInode(c, c.pick(new long[] {c.t.dir, c.t.sub, c.t.deeper}), r -> r.links(r.links() + 1 + c.r.nextInt(3)))));
-    k.add(new Kind("i_blocks", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
-        r -> r.blocksRaw(r.blocksRaw() + (c.ed.bs / 512) * (1 + c.r.nextInt(3))))));
-    k.add(new Kind("dtime on an in-use inode", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.dtime(1_700_000_000))));
-    k.add(new Kind("deleted inode with zero dtime", Needs.ANY, c -> {
+    k.add(new Corruption("i_blocks", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
+        r -> r.blocksRaw(r.blocksRaw() + (c.ed.bs / 512L) * (1 + c.r.nextInt(3))))));
+    k.add(new Corruption("dtime on an in-use inode", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.dtime(1_700_000_000))));
+    k.add(new Corruption("deleted inode with zero dtime", Needs.ANY, c -> {
       c.debugfs("rm /slow");
       return editInode(c, c.t.slow, r -> r.dtime(0));
     }));
-    k.add(new Kind("i_extra_isize invalid", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
+    k.add(new Corruption("i_extra_isize invalid", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
         r -> r.extraIsize(c.pick(new Integer[] {34, 130, 2, 200})))));
-    k.add(new Kind("fast symlink size", Needs.ANY, c -> editInode(c, c.t.fast, r -> r.sizeBytes(r.sizeBytes() + 1 + c.r.nextInt(5)))));
-    k.add(new Kind("device with EXTENTS_FL", Needs.ANY, c -> editInode(c, c.t.chr, r -> r.flags(r.flags() | RawInode.FL_EXTENTS))));
-    k.add(new Kind("FIFO with a size", Needs.ANY, c -> editInode(c, c.t.fifo, r -> r.sizeBytes(1 + c.r.nextInt(1000)))));
-    k.add(new Kind("INDEX_FL on a file", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.flags(r.flags() | RawInode.FL_INDEX))));
-    k.add(new Kind("directory i_size", Needs.ANY, c -> editInode(c, c.t.dir, r -> r.sizeBytes(r.sizeBytes() + c.ed.bs))));
-    k.add(new Kind("file i_size below its blocks", Needs.ANY, c -> editInode(c, c.t.big, r -> r.sizeBytes(1 + c.r.nextInt(4000)))));
-    k.add(new Kind("i_faddr set", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
+    k.add(new Corruption("fast symlink size", Needs.ANY, c -> editInode(c, c.t.fast, r -> r.sizeBytes(r.sizeBytes() + 1 + c.r.nextInt(5)))));
+    k.add(new Corruption("device with EXTENTS_FL", Needs.ANY, c -> editInode(c, c.t.chr, r -> r.flags(r.flags() | RawInode.FL_EXTENTS))));
+    k.add(new Corruption("FIFO with a size", Needs.ANY, c -> editInode(c, c.t.fifo, r -> r.sizeBytes(1 + c.r.nextInt(1000)))));
+    k.add(new Corruption("INDEX_FL on a file", Needs.ANY, c -> editInode(c, c.pick(c.t.files()), r -> r.flags(r.flags() | RawInode.FL_INDEX))));
+    k.add(new Corruption("directory i_size", Needs.ANY, c -> editInode(c, c.t.dir, r -> r.sizeBytes(r.sizeBytes() + c.ed.bs))));
+    k.add(new Corruption("file i_size below its blocks", Needs.ANY, c -> editInode(c, c.t.big, r -> r.sizeBytes(1 + c.r.nextInt(4000)))));
+    k.add(new Corruption("i_faddr set", Needs.ANY, c -> editInode(c, c.pick(c.t.files()),
         r -> ByteBuffer.wrap(r.bytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0x70, 1 + c.r.nextInt(99)))));
-    k.add(new Kind("in-inode xattr hash", Needs.ANY, c -> editInode(c, c.t.a, r -> {
+    k.add(new Corruption("in-inode xattr hash", Needs.ANY, c -> editInode(c, c.t.a, r -> {
       int entry = 128 + r.extraIsize() + 4;
       ImageEditor.le(r.bytes()).putInt(entry + 12, 0x1234567 + c.r.nextInt(1000));
     })));
-    k.add(new Kind("unattached inode", Needs.ANY, c -> {
+    k.add(new Corruption("unattached inode", Needs.ANY, c -> {
       c.debugfs("unlink /dir/a", "unlink /dir/a-link");
       return Expect.inode(c.t.a);
     }));
     // ---- extent trees and blocks
-    k.add(new Kind("extent block checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("extent block checksum", Needs.METADATA_CSUM, c -> {
       long leaf = extentLeaf(c, c.t.sparse);
       byte[] b = c.ed.block(leaf);
       b[12 + 12 * ExtentNode.headerMax(b, 0) + c.r.nextInt(4)] ^= (byte) (1 + c.r.nextInt(255));
       c.ed.put(leaf, b);
       return Expect.error(Problem.EXTENT_TREE, c.t.sparse, leaf);
     }));
-    k.add(new Kind("extents out of order", Needs.ANY, c -> {
+    k.add(new Corruption("extents out of order", Needs.ANY, c -> {
       long leaf = extentLeaf(c, c.t.sparse);
       byte[] b = c.ed.block(leaf);
       int n = ImageEditor.le(b).getShort(2);
@@ -272,13 +272,13 @@ final class Corruptions {
       c.ed.put(leaf, b);
       return Expect.inode(c.t.sparse);
     }));
-    k.add(new Kind("extent beyond the filesystem", Needs.ANY, c -> editRootExtent(c, c.t.a, c.ed.sb.blocksCount() + c.r.nextInt(1000))));
-    k.add(new Kind("blocks shared by two files", Needs.ANY, c -> {
+    k.add(new Corruption("extent beyond the filesystem", Needs.ANY, c -> editRootExtent(c, c.t.a, c.ed.sb.blocksCount() + c.r.nextInt(1000))));
+    k.add(new Corruption("blocks shared by two files", Needs.ANY, c -> {
       Extent first = c.t.bigExtents.get(0);
-      editRootExtent(c, c.t.a, first.pblk() + c.r.nextInt((int) first.len() - 4));
+      editRootExtent(c, c.t.a, first.pblk() + c.r.nextInt(first.len() - 4));
       return Expect.inode(c.t.a).and(Expect.inode(c.t.big));
     }));
-    k.add(new Kind("extent tree could be shorter (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
+    k.add(new Corruption("extent tree could be shorter (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
       long leaf = extentLeaf(c, c.t.sparse);
       byte[] b = c.ed.block(leaf);
       int n = ImageEditor.le(b).getShort(2);
@@ -305,7 +305,7 @@ final class Corruptions {
       try (ImageEditor after = ImageEditor.open(c.image)) {
         long freed = 0;
         for (String f : free) {
-          String[] w = f.split(" ");
+          String[] w = f.split(" ", -1);
           long start = Long.parseLong(w[1]);
           long count = Long.parseLong(w[2]);
           int g = (int) after.lay.groupOfBlock(start);
@@ -322,14 +322,14 @@ final class Corruptions {
       }
       return Expect.note(Problem.EXTENT_TREE);
     }));
-    k.add(new Kind("xattr block checksum", Needs.METADATA_CSUM, c -> {
+    k.add(new Corruption("xattr block checksum", Needs.METADATA_CSUM, c -> {
       long blk = c.ed.inode(c.t.big).fileAcl();
       byte[] b = c.ed.block(blk);
       b[0x10 + c.r.nextInt(4)] ^= (byte) (1 + c.r.nextInt(255));
       c.ed.put(blk, b);
       return Expect.error(Problem.XATTR_BLOCK, c.t.big, blk);
     }));
-    k.add(new Kind("xattr block refcount", Needs.ANY, c -> {
+    k.add(new Corruption("xattr block refcount", Needs.ANY, c -> {
       long blk = c.ed.inode(c.t.big).fileAcl();
       byte[] b = c.ed.block(blk);
       ImageEditor.le(b).putInt(4, 2 + c.r.nextInt(5));
@@ -339,7 +339,7 @@ final class Corruptions {
       c.ed.put(blk, b);
       return Expect.block(blk);
     }));
-    k.add(new Kind("resize inode map", Needs.ANY, c -> {
+    k.add(new Corruption("resize inode map", Needs.ANY, c -> {
       RawInode r = c.ed.inode(7);
       long dind = Integer.toUnsignedLong(r.iBlockWord(13));
       byte[] b = c.ed.block(dind);
@@ -349,7 +349,7 @@ final class Corruptions {
       c.ed.put(dind, b);
       return Expect.inode(7);
     }));
-    k.add(new Kind("journal superblock magic (e2fsck -fn gives up: exit 12)", Needs.ANY, c -> {
+    k.add(new Corruption("journal superblock magic (e2fsck -fn gives up: exit 12)", Needs.ANY, c -> {
       RawInode r = c.ed.inode(8);
       long j0 = ExtentNode.decode(r.bytes(), RawInode.I_BLOCK, 60, 4, null).values()[0];
       byte[] b = c.ed.block(j0);
@@ -358,25 +358,25 @@ final class Corruptions {
       return Expect.inode(8);
     }));
     // ---- what e2fsck accepts: the checker must accept it too
-    k.add(new Kind("COMPR flag on a file (accepted)", Needs.ANY, c -> {
+    k.add(new Corruption("COMPR flag on a file (accepted)", Needs.ANY, c -> {
       editInode(c, c.t.big, r -> r.flags(r.flags() | 0x4));
       return Expect.silent();
     }));
-    k.add(new Kind("i_extra_isize 0 or 4 (accepted)", Needs.ANY, c -> {
+    k.add(new Corruption("i_extra_isize 0 or 4 (accepted)", Needs.ANY, c -> {
       editInode(c, c.t.sparse, r -> r.extraIsize(c.pick(new Integer[] {0, 4})));
       return Expect.silent();
     }));
-    k.add(new Kind("an orphan list head (e2fsck -fn ignores it)", Needs.ANY, c -> {
+    k.add(new Corruption("an orphan list head (e2fsck -fn ignores it)", Needs.ANY, c -> {
       SuperblockEditor e = new SuperblockEditor(c.ed.superblockBytes());
       e.lastOrphan(c.t.a);
       c.ed.putSuperblock(e.encode());
       return Expect.silent();
     }));
-    k.add(new Kind("immutable FIFO (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
+    k.add(new Corruption("immutable FIFO (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
       editInode(c, c.t.fifo, r -> r.flags(r.flags() | RawInode.FL_IMMUTABLE));
       return Expect.note(Problem.INODE);
     }));
-    k.add(new Kind("last mount time in the future (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
+    k.add(new Corruption("last mount time in the future (e2fsck -fn: a message, exit 0)", Needs.ANY, c -> {
       SuperblockEditor e = new SuperblockEditor(c.ed.superblockBytes());
       e.mountTime(System.currentTimeMillis() / 1000 + 3600 + c.r.nextInt(500_000));
       c.ed.putSuperblock(e.encode());

@@ -253,28 +253,38 @@ final class EngineExercise {
     });
   }
 
-  /** One engine call: its result, or null when it refused with an IOException. */
+  /**
+   * One engine call: its result, or null when it refused with an IOException. A call over the CPU
+   * limit is a defect whatever it returned or threw; a defect it threw is then kept as suppressed.
+   */
   private <T> T call(String what, Call<T> c) {
     calls++;
     long cpu0 = THREADS.getCurrentThreadCpuTime();
+    T t = null;
+    Defect threw = null;
     try {
-      T t = c.run();
+      t = c.run();
       if (what.startsWith("create") || what.startsWith("write") || what.startsWith("mkdir")) {
         wrote = true;
       }
-      return t;
     } catch (IOException e) {
       refused++;
-      return null;
     } catch (RuntimeException | Error e) {
-      throw new Defect(what + " threw " + e, e);
-    } finally {
-      long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
-      slowest = Math.max(slowest, cpu);
-      if (cpu > OP_CPU_LIMIT_NS) {
-        throw new Defect(what + " took " + cpu / 1_000_000 + " ms of CPU", null);
-      }
+      threw = new Defect(what + " threw " + e, e);
     }
+    long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
+    slowest = Math.max(slowest, cpu);
+    if (cpu > OP_CPU_LIMIT_NS) {
+      Defect slow = new Defect(what + " took " + cpu / 1_000_000 + " ms of CPU", null);
+      if (threw != null) {
+        slow.addSuppressed(threw);
+      }
+      throw slow;
+    }
+    if (threw != null) {
+      throw threw;
+    }
+    return t;
   }
 
   private static boolean isDot(byte[] n) {

@@ -50,7 +50,7 @@ class GeometryPropertiesTest {
   private static MkfsParameters sample(Random r) {
     int bs = 1024 << r.nextInt(7);
     long maxBlocks = Math.min((1L << 32) - 128, 8L * bs * 40_000); // 32-bit, at most ~40000 groups
-    long blocks = 64 + (long) Math.exp(r.nextDouble() * Math.log(maxBlocks));
+    long blocks = 64 + (long) Math.exp(r.nextDouble() * Math.log((double) maxBlocks));
     MkfsParameters.Builder b = MkfsParameters.builder().blocksCount(blocks).blockSize(bs)
         .withFeatureString(FEATURES.get(r.nextInt(FEATURES.size())));
     if (r.nextInt(4) == 0) {

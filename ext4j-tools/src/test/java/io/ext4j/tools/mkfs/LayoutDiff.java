@@ -141,7 +141,7 @@ final class LayoutDiff {
       add(key, ours, "(absent)");
       return;
     }
-    long theirs = v == null ? whenAbsent : Long.parseLong(v.split("\\s+")[0]);
+    long theirs = v == null ? whenAbsent : Long.parseLong(v.split("\\s+", 2)[0]);
     eq(key, ours, theirs);
   }
 

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -63,8 +64,8 @@ class MakeImageOracleTest {
     r.nextBytes(data);
     Files.write(root.resolve("a/data.bin"), data);
     try (FileChannel ch = FileChannel.open(root.resolve("a/sparse"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-      ch.write(ByteBuffer.wrap("island one".getBytes()), 0);
-      ch.write(ByteBuffer.wrap("island two".getBytes()), 40L << 20);
+      ch.write(ByteBuffer.wrap("island one".getBytes(StandardCharsets.UTF_8)), 0);
+      ch.write(ByteBuffer.wrap("island two".getBytes(StandardCharsets.UTF_8)), 40L << 20);
       ch.truncate(64L << 20);
     }
     Files.createSymbolicLink(root.resolve("a/link"), Path.of("data.bin"));
@@ -74,7 +75,7 @@ class MakeImageOracleTest {
     Files.write(root.resolve("a/b/c/empty"), new byte[0]);
     Files.setPosixFilePermissions(root.resolve("a/b/c/empty"), PosixFilePermissions.fromString("rwxr-x---"));
     UserDefinedFileAttributeView x = Files.getFileAttributeView(root.resolve("a/data.bin"), UserDefinedFileAttributeView.class);
-    x.write("comment", ByteBuffer.wrap("hello".getBytes()));
+    x.write("comment", ByteBuffer.wrap("hello".getBytes(StandardCharsets.UTF_8)));
     x.write("big", ByteBuffer.wrap(new byte[900]));
     Files.setLastModifiedTime(root.resolve("a/data.bin"), FileTime.from(Instant.ofEpochSecond(1_600_000_000, 123_456_789)));
     Files.setLastModifiedTime(root.resolve("a/b"), FileTime.from(Instant.ofEpochSecond(1_500_000_000, 987_654_321)));
@@ -82,7 +83,7 @@ class MakeImageOracleTest {
   }
 
   /** What an engine walk sees: path -> "type mode uid gid size sha mtime target". */
-  static TreeMap<String, String> walkImage(Ext4FileSystem fs, long dir, String path, TreeMap<String, String> out) throws Exception {
+  static SortedMap<String, String> walkImage(Ext4FileSystem fs, long dir, String path, SortedMap<String, String> out) throws Exception {
     long cookie = 0;
     while (true) {
       List<DirEntry> page = fs.readdir(dir, cookie, 500);
@@ -108,7 +109,7 @@ class MakeImageOracleTest {
             s.append(' ').append(n).append('=').append(java.util.Arrays.hashCode(fs.getxattr(e.ino(), n)));
           }
         } else if (a.isSymlink()) {
-          s.append(" -> ").append(new String(fs.readlink(e.ino())));
+          s.append(" -> ").append(new String(fs.readlink(e.ino()), StandardCharsets.UTF_8));
         }
         out.put(p, s.toString());
         if (a.isDirectory()) {
@@ -120,7 +121,7 @@ class MakeImageOracleTest {
   }
 
   /** The same description of the host tree. */
-  static TreeMap<String, String> walkHost(Path root) throws Exception {
+  static SortedMap<String, String> walkHost(Path root) throws Exception {
     TreeMap<String, String> out = new TreeMap<>();
     try (var s = Files.walk(root)) {
       for (Path p : s.toList()) {
@@ -171,11 +172,11 @@ class MakeImageOracleTest {
     }
     assertThat(Files.mismatch(img1, img2)).as("two runs with the same UUID and SOURCE_DATE_EPOCH").isEqualTo(-1);
     E2fsprogs.assertE2fsckClean(img1, "made by mkfs -d");
-    TreeMap<String, String> host = walkHost(tree);
-    TreeMap<String, String> image;
+    SortedMap<String, String> host = walkHost(tree);
+    SortedMap<String, String> image;
     try (Ext4FileSystem fs = Ext4FileSystem.open(img1, Ext4Options.builder().readOnly(true).build())) {
       image = walkImage(fs, Ext4FileSystem.ROOT, "", new TreeMap<>());
-      long sparse = fs.lookup(fs.lookup(Ext4FileSystem.ROOT, "a".getBytes()).ino(), "sparse".getBytes()).ino();
+      long sparse = fs.lookup(fs.lookup(Ext4FileSystem.ROOT, "a".getBytes(StandardCharsets.UTF_8)).ino(), "sparse".getBytes(StandardCharsets.UTF_8)).ino();
       assertThat(fs.getattr(sparse).blocks()).as("a 64 MiB file with two islands stays sparse").isLessThan(64);
     }
     // Host mtimes are clamped to the epoch only when later; the tree was made now, so most are clamped.
@@ -194,7 +195,7 @@ class MakeImageOracleTest {
     assertThat(htree.stdout()).as(htree.output()).contains("Number of entries (count)");
   }
 
-  private static String sizeOf(TreeMap<String, String> image, String key) {
+  private static String sizeOf(Map<String, String> image, String key) {
     String v = image.get(key);
     return v == null ? "?" : v.replaceAll(".* size=(\\d+).*", "$1");
   }
@@ -212,7 +213,7 @@ class MakeImageOracleTest {
       d.setGroupId(0);
       t.putArchiveEntry(d);
       t.closeArchiveEntry();
-      byte[] passwd = "root:x:0:0::/root:/bin/sh\n".getBytes();
+      byte[] passwd = "root:x:0:0::/root:/bin/sh\n".getBytes(StandardCharsets.UTF_8);
       TarArchiveEntry f = new TarArchiveEntry("etc/passwd");
       f.setSize(passwd.length);
       f.setMode(0100644);
@@ -250,21 +251,22 @@ class MakeImageOracleTest {
     E2fsprogs.Result fsck = E2fsprogs.e2fsckForceNoChange(img);
     assertThat(fsck.exitCode()).as(fsck.output()).isZero();
     try (Ext4FileSystem fs = Ext4FileSystem.open(img, Ext4Options.builder().readOnly(true).build())) {
-      long etc = fs.lookup(Ext4FileSystem.ROOT, "etc".getBytes()).ino();
-      Attributes pw = fs.lookup(etc, "passwd".getBytes());
+      long etc = fs.lookup(Ext4FileSystem.ROOT, "etc".getBytes(StandardCharsets.UTF_8)).ino();
+      Attributes pw = fs.lookup(etc, "passwd".getBytes(StandardCharsets.UTF_8));
       assertThat(pw.gid()).isEqualTo(42);
       assertThat(pw.nlink()).isEqualTo(2);
       assertThat(pw.mtime()).isEqualTo(Instant.ofEpochSecond(1_600_000_000, 500));
-      assertThat(fs.getxattr(pw.ino(), "user.origin")).isEqualTo("tar".getBytes());
-      long devDir = fs.lookup(Ext4FileSystem.ROOT, "dev".getBytes()).ino();
-      Attributes nul = fs.lookup(devDir, "null".getBytes());
+      assertThat(fs.getxattr(pw.ino(), "user.origin")).isEqualTo("tar".getBytes(StandardCharsets.UTF_8));
+      long devDir = fs.lookup(Ext4FileSystem.ROOT, "dev".getBytes(StandardCharsets.UTF_8)).ino();
+      Attributes nul = fs.lookup(devDir, "null".getBytes(StandardCharsets.UTF_8));
       assertThat(nul.fileType()).isEqualTo(0x2000);
       assertThat(Attributes.major(nul.rdev())).isEqualTo(1);
       assertThat(Attributes.minor(nul.rdev())).isEqualTo(3);
-      Attributes sda = fs.lookup(devDir, "sda".getBytes());
+      Attributes sda = fs.lookup(devDir, "sda".getBytes(StandardCharsets.UTF_8));
       assertThat(Attributes.major(sda.rdev())).isEqualTo(259);
       assertThat(Attributes.minor(sda.rdev())).isEqualTo(70000);
-      assertThat(new String(fs.readlink(fs.lookup(Ext4FileSystem.ROOT, "bin".getBytes()).ino()))).isEqualTo("usr/bin");
+      assertThat(new String(fs.readlink(fs.lookup(Ext4FileSystem.ROOT, "bin".getBytes(StandardCharsets.UTF_8)).ino()),
+          StandardCharsets.UTF_8)).isEqualTo("usr/bin");
     }
     E2fsprogs.Result stat = E2fsprogs.debugfs(img, "stat /dev/sda");
     assertThat(stat.stdout()).as(stat.output()).contains("Device major/minor number: 259:70000");

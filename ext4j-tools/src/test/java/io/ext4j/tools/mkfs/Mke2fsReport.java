@@ -1,6 +1,7 @@
 package io.ext4j.tools.mkfs;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ record Mke2fsReport(Map<String, String> header, List<Group> groups, Map<Long, Bl
     Map<String, String> header = new LinkedHashMap<>();
     List<Group> groups = new ArrayList<>();
     List<String> paragraph = null;
-    for (String line : dumpe2fs.split("\n")) {
+    for (String line : lines(dumpe2fs)) {
       if (GROUP.matcher(line).matches()) {
         if (paragraph != null) {
           groups.add(group(paragraph));
@@ -60,6 +61,21 @@ record Mke2fsReport(Map<String, String> header, List<Group> groups, Map<Long, Bl
       groups.add(group(paragraph));
     }
     return new Mke2fsReport(header, groups, files(debugfs));
+  }
+
+  /**
+   * The lines of {@code s} exactly as {@code s.split("\n")} gives them: trailing empty lines dropped,
+   * except that a string without a newline is its own single line (even when empty).
+   */
+  private static List<String> lines(String s) {
+    String[] parts = s.split("\n", -1);
+    int n = parts.length;
+    if (n > 1) {
+      while (n > 0 && parts[n - 1].isEmpty()) {
+        n--;
+      }
+    }
+    return Arrays.asList(parts).subList(0, n);
   }
 
   private static Group group(List<String> lines) {

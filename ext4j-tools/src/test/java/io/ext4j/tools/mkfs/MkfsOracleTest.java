@@ -34,7 +34,7 @@ class MkfsOracleTest {
   })
   void emptyImage_matchesMkfsExt4_andChecksClean(long bytes, int blockSize, String features) throws Exception {
     Files.createDirectories(DIR);
-    String tag = bytes + "-" + blockSize + "-" + Math.abs(features.hashCode());
+    String tag = bytes + "-" + blockSize + "-" + Integer.toHexString(features.hashCode());
     Path ours = DIR.resolve("ours-" + tag + ".img");
     Path theirs = DIR.resolve("theirs-" + tag + ".img");
     UUID u = UUID.randomUUID();
