@@ -1,7 +1,7 @@
 /**
- * The benchmark suite ({@code io.ext4j.bench.suite}: scenarios on targets side by side, the report
- * and its charts), the journal benchmark ({@code io.ext4j.bench}) and the JMH micro-benchmarks
- * ({@code io.ext4j.bench.jmh}). An application module: the CLI's {@code bench} commands run it.
+ * The benchmark suite ({@code io.ext4j.bench.suite}: scenarios on targets side by side — the journal's
+ * group commit among them —, the report and its charts), what its scenarios share ({@code
+ * io.ext4j.bench}) and the JMH micro-benchmarks ({@code io.ext4j.bench.jmh}). An application module: the CLI's {@code bench} commands run it.
  */
 module io.ext4j.bench {
   requires static com.google.errorprone.annotations; // @GuardedBy, checked at compile time

@@ -31,7 +31,7 @@ public final class ZeroFiles {
   }
 
   /** fsyncs a directory, so that new entries in it survive a crash. */
-  static void syncDirectory(Path dir) throws IOException {
+  public static void syncDirectory(Path dir) throws IOException {
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
       d.force(true);
     }

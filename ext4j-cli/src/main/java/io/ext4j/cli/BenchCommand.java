@@ -24,20 +24,22 @@ import picocli.CommandLine.Parameters;
  * {@code ext4j bench [SCENARIO...]}: the benchmark suite ({@link BenchSuite}) against the kernel's
  * ext4 and peers in the same run: tables on standard output (or JSON with {@code --json}), a
  * progress bar on a terminal, and the full report (CSV, JSON, charts, index.html) in {@code --out}.
- * {@code ext4j bench journal} is the journal's own benchmark.
+ * {@code ext4j bench journal} runs the {@code journal} scenario alone, with its own options.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = {"Run the benchmark suite: each scenario on ext4j in-process, through its FUSE mount, on the kernel's "
         + "ext4 (a loop mount of an identical image, and the host directory), on fuse2fs, with fio's device bound and "
         + "a lone journaled append's own I/O (commit-io), side by side in one run, rows interleaved in slices. Targets that need root or a missing tool are "
-        + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, stat-depth, populate.",
-        "Defaults (about two minutes as root): every scenario, fsync and metadata at 1, 2 and 16 threads, dio at 4k and 1m, 0.2 s per "
+        + "skipped and the report says so. Scenarios: fsync, dio, committed-check, metadata, stat-depth, populate, journal "
+        + "(jbd2's group commit alone against fdatasync, with its defaults; `bench journal` runs it alone with its options).",
+        "Defaults (about two minutes as root): every scenario, fsync, metadata, stat-depth and journal at 1, 2 and 16 threads, dio at 4k and 1m, 0.2 s per "
             + "cell in two slices after 0.05 s of warmup each, 128 MiB images under ./ext4j-bench-work (removed afterwards), the report in "
             + "./bench-report. The full run (about 50 minutes as root): --threads 1,2,4,8,16,32,64 --block-sizes "
             + "4k,16k,64k,512k,1m --seconds 4 --slices 2 --warmup 0.5."},
     subcommands = {BenchJournalCommand.class})
 public final class BenchCommand implements Callable<Integer> {
-  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "Scenarios to run (default: all).")
+  @Parameters(paramLabel = "SCENARIO", arity = "0..*", description = "Scenarios to run (default: all). The word journal after "
+      + "bench is the subcommand (`bench journal`: the journal scenario alone, with its options), so name the others only.")
   List<String> scenarios;
 
   @Option(names = "--threads", split = ",", paramLabel = "N[,N...]", defaultValue = "1,2,16",
@@ -107,7 +109,7 @@ public final class BenchCommand implements Callable<Integer> {
       sizes.add((int) v);
     }
     return new SuiteOptions(scenarios == null || scenarios.isEmpty() ? SuiteOptions.SCENARIOS : scenarios, threads,
-        sizes, perCell, slices, warm, size, work, out, keep);
+        sizes, perCell, slices, warm, size, work, out, keep, io.ext4j.bench.suite.JournalScenarioOptions.defaults());
   }
 
   @Override
@@ -132,7 +134,7 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   /** me.tongfei's progress bar on standard error, one step per slice. */
-  private static final class Bar implements BenchSuite.Listener {
+  static final class Bar implements BenchSuite.Listener {
     private ProgressBar bar; // the coordinating thread's
 
     @Override

@@ -56,6 +56,7 @@ public final class BenchSuite {
       case MetadataScenario.NAME -> new MetadataScenario();
       case PathStatScenario.NAME -> new PathStatScenario();
       case PopulateScenario.NAME -> new PopulateScenario();
+      case JournalScenario.NAME -> new JournalScenario();
       default -> throw new IllegalArgumentException("unknown scenario '" + name + "'");
     };
   }
@@ -75,6 +76,7 @@ public final class BenchSuite {
     List<Scenario> scenarios = o.scenarios().stream().map(BenchSuite::scenario).toList();
     Machine machine = Machine.describe(work);
     Map<String, Long> peaks = new LinkedHashMap<>();
+    Map<String, Long> heaps = new LinkedHashMap<>();
     Map<String, MemoryProbe.Result> engine = new LinkedHashMap<>();
     List<CellResult> rows = new ArrayList<>();
     Map<String, Map<String, String>> made = new LinkedHashMap<>();
@@ -95,7 +97,7 @@ public final class BenchSuite {
             Map<String, String> here = new LinkedHashMap<>();
             targets.list().forEach(t -> here.put(t.name(), t.description()));
             made.put(s.name(), here);
-            runScenario(s, o, targets, scratch, log, progress, peaks, engine, rows);
+            runScenario(s, o, targets, scratch, log, progress, peaks, heaps, engine, rows);
             targets.skipped().forEach((name, why) -> {
               if (skipped.putIfAbsent(name, why) == null) {
                 log.println("bench: " + name + " skipped: " + why);
@@ -111,7 +113,7 @@ public final class BenchSuite {
         Targets.deleteTree(work);
       }
     }
-    return new SuiteResult(o, machine, made, skipped, rows, peaks, engine, Ext4Options.defaults().cacheBytes(), started,
+    return new SuiteResult(o, machine, made, skipped, rows, peaks, heaps, engine, Ext4Options.defaults().cacheBytes(), started,
         Duration.ofNanos(System.nanoTime() - t0), Machine.loadAverage());
   }
 
@@ -142,21 +144,22 @@ public final class BenchSuite {
 
   /**
    * Prepares one scenario on its targets and runs its cells slice by slice (every cell's first
-   * slice, then every cell's second, …); then its memory probe ({@link MemoryProbe}), in a JVM of
-   * its own.
+   * slice, then every cell's second, …); then, where it has one, its memory probe ({@link
+   * MemoryProbe}), in a JVM of its own. Its peak resident set and peak heap are this process's from
+   * its preparation to its last slice.
    */
   private static void runScenario(Scenario s, SuiteOptions o, Targets targets, Path scratch, PrintStream log, Listener progress,
-      Map<String, Long> peaks, Map<String, MemoryProbe.Result> engine, List<CellResult> rows) throws IOException {
+      Map<String, Long> peaks, Map<String, Long> heaps, Map<String, MemoryProbe.Result> engine, List<CellResult> rows)
+      throws IOException {
     log.printf("bench: %s: preparing%n", s.name());
     boolean resettable = Host.resetPeakRss();
+    Host.resetPeakHeap();
     List<Cell> cells = s.plan(targets, o, scratch);
     log.printf("bench: %s: %d cells × %d slices of %d ms%n", s.name(), cells.size(), o.slices(), o.window().toMillis());
-    progress.started(cells.size() * o.slices() + 1);
-    // The engine's code runs compiled in every measured slice, the first included: one unmeasured
-    // slice of the first cell on each of its targets, so a cold JVM does not count against that cell.
-    for (String target : List.of(Target.EXT4J, Target.FUSE)) {
-      cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(s.jitWarmup(o)));
-    }
+    progress.started(cells.size() * o.slices() + (s.probesMemory() ? 1 : 0));
+    // The engine's code runs compiled in every measured slice, the first included: unmeasured
+    // slices first (Scenario.rehearse), so a cold JVM does not count against the first cells.
+    s.rehearse(cells, o);
     boolean settles = Host.has("sync");
     for (int slice = 0; slice < o.slices(); slice++) {
       for (Cell c : sliceOrder(cells, slice)) {
@@ -173,12 +176,15 @@ public final class BenchSuite {
       }
     }
     peaks.put(s.name(), resettable || peaks.isEmpty() ? Host.peakRss() : -1L);
-    progress.slice(s.name() + ": memory probe");
-    MemoryProbe.Result m = MemoryProbe.measure(s, o, targets.base(), targets.work().resolve("memory-probe"));
-    if (m.failure() != null) {
-      log.println("bench: " + s.name() + ": memory probe failed: " + m.failure());
+    heaps.put(s.name(), Host.peakHeapBytes());
+    if (s.probesMemory()) {
+      progress.slice(s.name() + ": memory probe");
+      MemoryProbe.Result m = MemoryProbe.measure(s, o, targets.base(), targets.work().resolve("memory-probe"));
+      if (m.failure() != null) {
+        log.println("bench: " + s.name() + ": memory probe failed: " + m.failure());
+      }
+      engine.put(s.name(), m);
     }
-    engine.put(s.name(), m);
     for (Cell c : cells) {
       CellResult r = c.result();
       if (r.failure() != null) {

@@ -1,6 +1,7 @@
 package io.ext4j.bench.suite;
 
 import io.ext4j.bench.TimedRun;
+import io.ext4j.jbd2.JournalStats;
 import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
@@ -20,11 +21,12 @@ final class Cell {
   /**
    * What one slice measured: {@code latency} per operation (null where a tool measured, as fio),
    * else the tool's own mean latency in {@code toolMeanMicros}; an in-process target's journal
-   * commits when the scenario measured them ({@link Commits#NONE} otherwise).
+   * commits when the scenario measured them ({@link Commits#NONE} otherwise); and for a journal the
+   * scenario made itself ({@code journal}), how it ran, else null.
    */
-  record Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros, Commits commits) {
+  record Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros, Commits commits, JournalRan journal) {
     Slice(long operations, long windowNanos, Histogram latency, double toolMeanMicros) {
-      this(operations, windowNanos, latency, toolMeanMicros, Commits.NONE);
+      this(operations, windowNanos, latency, toolMeanMicros, Commits.NONE, null);
     }
 
     static Slice of(TimedRun.Result r) {
@@ -32,9 +34,20 @@ final class Cell {
     }
 
     Slice withCommits(Commits c) {
-      return new Slice(operations, windowNanos, latency, toolMeanMicros, c);
+      return new Slice(operations, windowNanos, latency, toolMeanMicros, c, journal);
+    }
+
+    Slice withJournal(JournalRan j) {
+      return new Slice(operations, windowNanos, latency, toolMeanMicros, commits, j);
     }
   }
+
+  /**
+   * How a journal of the {@code journal} scenario ran in a slice: the commit wake-up it really used
+   * ({@code futex-broadcast} may fall back to {@code unpark-each} where the futex is unavailable),
+   * and its statistics when the slice ended (cumulative since the slice created it, warmup included).
+   */
+  record JournalRan(String commitWakeup, JournalStats stats) {}
 
   final String scenario;
   final String variant;
@@ -50,6 +63,7 @@ final class Cell {
   private double toolMeanWeighted; // Σ mean × operations over the tool's slices
   private long toolOperations;
   private Commits commits = Commits.NONE; // summed over the slices
+  private JournalRan journal; // the last slice's, or null
   private String failure;
 
   Cell(String scenario, String variant, String target, String setting, boolean isDefault, int threads, int bytesPerOp, Body body) {
@@ -84,6 +98,9 @@ final class Cell {
     operations += s.operations();
     nanos += s.windowNanos();
     commits = commits.plus(s.commits());
+    if (s.journal() != null) {
+      journal = s.journal();
+    }
   }
 
   /**
@@ -109,7 +126,9 @@ final class Cell {
     double mean = perOp ? latency.getMean() / 1000.0 : toolOperations > 0 ? toolMeanWeighted / toolOperations : Double.NaN;
     return new CellResult(scenario, variant, target, setting, isDefault, threads, bytesPerOp, rate, mean,
         perOp ? micros(50) : Double.NaN, perOp ? micros(99) : Double.NaN, perOp ? micros(99.9) : Double.NaN, operations,
-        nanos / 1e9, failure, commits.perSecond(), commits.busy(), commits.cores());
+        nanos / 1e9, failure, commits.perSecond(), commits.busy(), commits.cores(), commits.handlesPerTransaction(),
+        commits.flushesPerSecond(), commits.diskFlushesPerSecond(), journal == null ? null : journal.commitWakeup(),
+        journal == null ? null : journal.stats());
   }
 
   private double micros(double percentile) {

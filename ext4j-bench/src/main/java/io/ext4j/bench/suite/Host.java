@@ -112,4 +112,24 @@ final class Host {
       return false;
     }
   }
+
+  /** Resets the heap pools' peak usage, so that {@link #peakHeapBytes()} counts from now. */
+  static void resetPeakHeap() {
+    for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+        pool.resetPeakUsage();
+      }
+    }
+  }
+
+  /** The sum of the heap pools' peak usage since {@link #resetPeakHeap()} (an upper bound of the peak heap). */
+  static long peakHeapBytes() {
+    long sum = 0;
+    for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+        sum += pool.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
 }

@@ -110,7 +110,7 @@ public final class MemoryProbe {
       Path dir = Path.of(args[2]);
       SuiteOptions o = new SuiteOptions(List.of(s.name()), List.of(Integer.parseInt(args[3])), List.of(Integer.parseInt(args[4])),
           Duration.ofMillis(Long.parseLong(args[6])), 1, Duration.ofMillis(Long.parseLong(args[5])), Long.parseLong(args[7]),
-          dir, dir.resolve("out"), true);
+          dir, dir.resolve("out"), true, JournalScenarioOptions.defaults());
       long[] peaks = s.needsTargets() ? onTargets(s, o, base, dir) : onBare(s, o, dir);
       Files.writeString(dir.resolve(ANSWER), peaks[0] + " " + peaks[1] + "\n", StandardCharsets.US_ASCII);
       System.exit(0);

@@ -82,7 +82,7 @@ public final class ReportFiles {
       }
       XYSeries s = c.addSeries(t, xs, ys);
       s.setMarker(SeriesMarkers.CIRCLE);
-      if (t.startsWith("kernel") || t.equals(FioBound.TARGET) || t.equals(CommitIoBound.TARGET)) {
+      if (t.startsWith("kernel") || t.equals(FioBound.TARGET) || t.equals(CommitIoBound.TARGET) || JournalScenario.isReference(t)) {
         s.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
       }
     }
@@ -166,7 +166,7 @@ public final class ReportFiles {
     }
     for (String[] c : charts) {
       SuiteReport.Table t = report.table(c[0], c[1]);
-      String note = SuiteReport.note(c[0], c[1]);
+      String note = report.note(c[0], c[1]);
       s.append("<h2>").append(esc(c[0] + " / " + c[1])).append("</h2>\n<p>").append(esc(SuiteReport.describe(c[0], c[1])))
           .append(".").append(note == null ? "" : " " + esc(note)).append("</p>\n<table><tr>");
       t.columns().forEach(h -> s.append("<th>").append(esc(h)).append("</th>"));
@@ -177,6 +177,10 @@ public final class ReportFiles {
         s.append("</tr>");
       }
       s.append("</table>\n");
+      if (c[0].equals(JournalScenario.NAME)) {
+        report.defaultJournalStats().ifPresent(x -> s.append("<p>").append(esc(SuiteReport.journalStatsCaption(x))).append(":</p>\n<pre>")
+            .append(esc(x.journalStats().format())).append("</pre>\n"));
+      }
       if (c[2] != null) {
         s.append("<img src=\"charts/").append(c[2]).append(".svg\" alt=\"").append(esc(c[0] + " " + c[1])).append(" throughput\">\n");
       }

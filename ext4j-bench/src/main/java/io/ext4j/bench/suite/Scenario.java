@@ -48,6 +48,21 @@ interface Scenario {
   }
 
   /**
+   * Runs, unmeasured, what the JIT should have compiled before the first measured slice: by default
+   * the first cell on each engine target ({@code ext4j}, {@code ext4j-fuse}) for {@link #jitWarmup}.
+   */
+  default void rehearse(List<Cell> cells, SuiteOptions o) {
+    for (String target : List.of(Target.EXT4J, Target.FUSE)) {
+      cells.stream().filter(c -> c.target.equals(target)).findFirst().ifPresent(c -> c.rehearse(jitWarmup(o)));
+    }
+  }
+
+  /** Whether the suite runs its {@link MemoryProbe} after its cells (an engine to measure in a JVM of its own). */
+  default boolean probesMemory() {
+    return true;
+  }
+
+  /**
    * Provider options this scenario compares → the values besides the default (each becomes an
    * in-process target), in the order the targets are made; more than one knob in a scenario
    * compares each against the plain {@code ext4j}, not their combinations.

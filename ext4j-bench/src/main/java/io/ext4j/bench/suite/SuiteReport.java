@@ -3,6 +3,8 @@ package io.ext4j.bench.suite;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ext4j.bench.Json;
+import io.ext4j.jbd2.JournalStats;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,7 +14,7 @@ import java.util.Set;
 
 /**
  * A run's figures arranged as the report shows them: one table per scenario and variant (a row per
- * thread count, a column per target, then the ratios the issue asks for), and the verdict on each
+ * thread count, a column per target, then the ratios the targets are judged by), and the verdict on each
  * target figure ({@link Verdicts} judges, this words them). Pure: reads a {@link SuiteResult}, writes
  * nothing.
  */
@@ -75,9 +77,83 @@ public final class SuiteReport {
         .map(CellResult::opsPerSec).findFirst();
   }
 
-  /** The table of one variant: {@code dio}'s has a row per block size and target, every other a row per thread count. */
+  /**
+   * The table of one variant: {@code dio}'s has a row per block size and target, {@code journal}'s a
+   * row per thread count and row kind, every other a row per thread count.
+   */
   public Table table(String scenario, String variant) {
-    return scenario.equals(DioScenario.NAME) ? dioTable(variant) : threadTable(scenario, variant);
+    return scenario.equals(DioScenario.NAME) ? dioTable(variant)
+        : scenario.equals(JournalScenario.NAME) ? journalTable(variant) : threadTable(scenario, variant);
+  }
+
+  /**
+   * The {@code journal} scenario: per thread count, the baseline, the ceiling and each policy ×
+   * wake-up (the default marked {@code *}), with its rate, latencies, commits, handles per commit,
+   * flushes (the journal's, and the disk's where counted), and its rate and median latency against
+   * the same run's baseline at that thread count, and its rate against the ceiling's where measured.
+   */
+  private Table journalTable(String variant) {
+    List<CellResult> rows = rowsOf(JournalScenario.NAME, variant);
+    boolean ceilings = rows.stream().anyMatch(r -> r.target().equals(JournalScenario.CEILING));
+    List<String> columns = new ArrayList<>(List.of("policy", "threads", "ops/s", "p50 µs", "p99 µs", "tx/s", "handles/tx",
+        "flushes/s", "flush/tx", "disk fl/s", "ops/dfl", "÷ " + JournalScenario.BASELINE, "p50 ÷ baseline"));
+    if (ceilings) {
+      columns.add("÷ " + JournalScenario.CEILING);
+    }
+    List<List<String>> cells = new ArrayList<>();
+    for (CellResult r : rows) {
+      List<String> row = new ArrayList<>(List.of(journalLabel(r), Integer.toString(r.threads())));
+      if (r.failure() != null) {
+        row.add("failed");
+        while (row.size() < columns.size()) {
+          row.add("—");
+        }
+        cells.add(row);
+        continue;
+      }
+      boolean baseline = r.target().equals(JournalScenario.BASELINE);
+      Optional<CellResult> base = baseline ? Optional.empty() : reference(rows, JournalScenario.BASELINE, r.threads());
+      Optional<CellResult> ceiling = JournalScenario.isReference(r.target()) ? Optional.empty()
+          : reference(rows, JournalScenario.CEILING, r.threads());
+      row.addAll(List.of(count(r.opsPerSec()), micros(r.p50Micros()), micros(r.p99Micros()),
+          baseline ? "—" : figure(r.commitsPerSec(), "%,.0f"), figure(r.handlesPerTransaction(), "%.2f"),
+          figure(r.flushesPerSec(), "%,.0f"), baseline ? "—" : figure(r.flushesPerTransaction(), "%.2f"),
+          figure(r.diskFlushesPerSec(), "%,.0f"), figure(r.opsPerDiskFlush(), "%.2f"),
+          base.filter(b -> b.opsPerSec() > 0).map(b -> fixed2(r.opsPerSec() / b.opsPerSec())).orElse("—"),
+          base.filter(b -> b.p50Micros() > 0).map(b -> fixed2(r.p50Micros() / b.p50Micros())).orElse("—")));
+      if (ceilings) {
+        row.add(ceiling.filter(c -> c.opsPerSec() > 0).map(c -> fixed2(r.opsPerSec() / c.opsPerSec())).orElse("—"));
+      }
+      cells.add(row);
+    }
+    return new Table(JournalScenario.NAME, variant, columns, cells);
+  }
+
+  /** A journal row's name: its policy (and wake-up) with {@code *} for the default, or the reference's. */
+  static String journalLabel(CellResult r) {
+    return r.setting() == null ? r.target() : r.setting() + (r.isDefault() ? " *" : "");
+  }
+
+  /** The reference row {@code target} ({@link JournalScenario#BASELINE} or {@link JournalScenario#CEILING}) at {@code threads}, if it ran. */
+  static Optional<CellResult> reference(List<CellResult> rows, String target, int threads) {
+    return rows.stream().filter(r -> r.target().equals(target) && r.threads() == threads && r.failure() == null).findFirst();
+  }
+
+  private static String micros(double v) {
+    return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.0f", v);
+  }
+
+  private static String figure(double v, String format) {
+    return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, format, v);
+  }
+
+  /**
+   * The {@code journal} scenario's default row whose journal statistics the report shows: the one at
+   * the most threads that has them (its last slice's), if the default policy ran.
+   */
+  public Optional<CellResult> defaultJournalStats() {
+    return result.rows().stream().filter(r -> r.scenario().equals(JournalScenario.NAME) && r.isDefault() && r.journalStats() != null)
+        .max(java.util.Comparator.comparingInt(CellResult::threads));
   }
 
   /**
@@ -174,7 +250,7 @@ public final class SuiteReport {
   }
 
   /**
-   * The issue's figures for each scenario that ran ({@link Verdicts}), each "met" or "not met" with the
+   * The target figures of each scenario that ran ({@link Verdicts}), each "met" or "not met" with the
    * measurement that decides it (or "not measured" with the reason), as every output words them.
    */
   public List<String> verdicts() {
@@ -207,6 +283,10 @@ public final class SuiteReport {
         s.append(note).append("\n\n");
       }
       s.append(markdown(t));
+      if (v[0].equals(JournalScenario.NAME)) {
+        defaultJournalStats().ifPresent(r -> s.append('\n').append(journalStatsCaption(r)).append(":\n")
+            .append(r.journalStats().format()));
+      }
     }
     List<CellResult> failed = result.rows().stream().filter(r -> r.failure() != null).toList();
     if (!failed.isEmpty()) {
@@ -227,7 +307,10 @@ public final class SuiteReport {
     s.append("\nmemory: peak RSS of this process ");
     List<String> peaks = new ArrayList<>();
     result.peakRssBytes().forEach((k, v) -> peaks.add(k + " " + (v < 0 ? "unknown" : (v >> 20) + " MiB")));
-    s.append(String.join(", ", peaks)).append(" (engine cache ").append(result.cacheBytes() >> 20)
+    s.append(String.join(", ", peaks)).append("; peak heap ");
+    List<String> heaps = new ArrayList<>();
+    result.peakHeapBytes().forEach((k, v) -> heaps.add(k + " " + (v >> 20) + " MiB"));
+    s.append(String.join(", ", heaps)).append(" (engine cache ").append(result.cacheBytes() >> 20)
         .append(" MiB per image the engine has open: ");
     List<String> open = new ArrayList<>();
     result.targets().forEach((sc, m) -> open.add(sc + " " + m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count()));
@@ -243,8 +326,42 @@ public final class SuiteReport {
     return s.toString();
   }
 
+  /** What the journal statistics below the {@code journal} table are. */
+  static String journalStatsCaption(CellResult r) {
+    return "Journal statistics, default policy, last slice at " + r.threads() + (r.threads() == 1 ? " thread" : " threads")
+        + " (the whole slice, its warmup included)";
+  }
+
   /** What a reader of a variant's table should know beyond its caption, or null. */
-  static String note(String scenario, String variant) {
+  String note(String scenario, String variant) {
+    if (scenario.equals(JournalScenario.NAME)) {
+      return journalNote(variant);
+    }
+    return staticNote(scenario, variant);
+  }
+
+  /** The {@code journal} table's legend and the run's settings, as the journal benchmark's footer gave them. */
+  private String journalNote(String variant) {
+    SuiteOptions o = result.options();
+    JournalScenarioOptions j = o.journal();
+    List<CellResult> rows = rowsOf(JournalScenario.NAME, variant);
+    boolean ceilings = rows.stream().anyMatch(r -> r.target().equals(JournalScenario.CEILING));
+    String wakeups = String.join(", ", rows.stream().map(CellResult::commitWakeup).filter(java.util.Objects::nonNull).distinct().toList());
+    Long heap = result.peakHeapBytes().get(JournalScenario.NAME);
+    return String.format(Locale.ROOT, "* = default policy; %.1f s measured per row in %d interleaved slices, each after %.1f s "
+        + "warmup; %d block(s) per handle; async commit %s; ratios against the same run's %s row at the same thread count; "
+        + "tx/s = journal commits per second, flushes/s = the journal's device flushes (commits, checkpoints, superblock "
+        + "updates; the baseline's: its fdatasync calls); disk fl/s = flushes the disk completed (all processes; — where the "
+        + "kernel does not count them), ops/dfl = operations per such flush; %sJIT warmup %.1f s before the first slice; commit "
+        + "wake-up %s; peak heap %s.", o.perCell().toNanos() / 1e9, o.slices(), o.warmup().toNanos() / 1e9, j.blocksPerOp(),
+        j.journalOptions().asyncCommit() ? "on" : "off", JournalScenario.BASELINE,
+        ceilings ? JournalScenario.CEILING + " = one writer committing N handles' blocks per fdatasync back to back, which no "
+            + "journal beats; ÷ " + JournalScenario.CEILING + " = the share of it reached; " : "",
+        j.jitWarmup().toNanos() / 1e9, wakeups.isEmpty() ? "—" : wakeups, heap == null ? "unknown" : mib(heap));
+  }
+
+  /** {@link #note} of the scenarios whose note depends on nothing but the variant. */
+  private static String staticNote(String scenario, String variant) {
     if (scenario.equals(FsyncScenario.NAME) && variant.equals("fsync")) {
       return "Beside the default only " + FsyncScenario.FSYNC_PEER + ": every other policy acts in a synchronous handle's "
           + "stop (jbd2's h_sync), which fsync does not take (as ext4's, it completes the transaction), so here each would "
@@ -286,6 +403,11 @@ public final class SuiteReport {
       return "operations/s; a stat (Files.readAttributes) of a file " + PathStatScenario.DEPTH + " directories deep, "
           + (variant.equals(PathStatScenario.SHARED) ? "every thread the same one" : "each thread its own chain");
     }
+    if (scenario.equals(JournalScenario.NAME)) {
+      return "operations/s; synchronous jbd2 handles (start, write access to one of the thread's own 4 KiB blocks, dirty, "
+          + "setSync, stop) on a journal in an image file, beside the same run's N threads of 4 KiB pwrite + fdatasync on "
+          + "files of their own";
+    }
     if (scenario.equals(PopulateScenario.NAME)) {
       return "entries/s; a new image filled from a " + (PopulateScenario.DIRS * (PopulateScenario.FILES_PER_DIR + 1)
           + PopulateScenario.BIG) + "-entry host tree: ext4j mkfs -d, mke2fs -d, and cp -a into a loop mount (with its unmount)";
@@ -314,12 +436,15 @@ public final class SuiteReport {
   /** The rows as CSV, one line per cell. */
   public String csv() {
     StringBuilder s = new StringBuilder(
-        "scenario,variant,target,setting,default,threads,bytes_per_op,ops_per_sec,kib_per_sec,mean_us,p50_us,p99_us,p999_us,operations,seconds,failure\n");
+        "scenario,variant,target,setting,default,threads,bytes_per_op,ops_per_sec,kib_per_sec,mean_us,p50_us,p99_us,p999_us,operations,seconds,failure,"
+            + "commits_per_sec,handles_per_tx,flushes_per_sec,disk_flushes_per_sec,commit_wakeup\n");
     for (CellResult r : result.rows()) {
       s.append(String.join(",", r.scenario(), r.variant(), r.target(), r.setting() == null ? "" : r.setting(),
           Boolean.toString(r.isDefault()), Integer.toString(r.threads()), Integer.toString(r.bytesPerOp()), num(r.opsPerSec()),
           num(r.kibPerSec()), num(r.meanMicros()), num(r.p50Micros()), num(r.p99Micros()), num(r.p999Micros()),
-          Long.toString(r.operations()), num(r.seconds()), r.failure() == null ? "" : csvText(r.failure()))).append('\n');
+          Long.toString(r.operations()), num(r.seconds()), r.failure() == null ? "" : csvText(r.failure()), num(r.commitsPerSec()),
+          num(r.handlesPerTransaction()), num(r.flushesPerSec()), num(r.diskFlushesPerSec()),
+          r.commitWakeup() == null ? "" : r.commitWakeup())).append('\n');
     }
     return s.toString();
   }
@@ -331,10 +456,13 @@ public final class SuiteReport {
 
   /**
    * One JSON object: {@code {"started", "seconds", "options":{…}, "machine":{…}, "targets":{scenario:{name:how}},
-   * "skipped":{name:why}, "peakRssBytes":{scenario:bytes},
+   * "skipped":{name:why}, "peakRssBytes":{scenario:bytes}, "peakHeapBytes":{scenario:bytes},
    * "engineMemory":{scenario:{baselineBytes, withEngineBytes, engineBytes} or {failure}}, "cacheBytes", "loadAfter", "verdicts":[…],
    * "rows":[{scenario, variant, target, setting, default, threads, bytesPerOp, opsPerSec, meanMicros, p50Micros,
-   * p99Micros, p999Micros, operations, seconds, failure, commitsPerSec, commitBusy, processCores}]}}; NaN figures and absent values are null.
+   * p99Micros, p999Micros, operations, seconds, failure, commitsPerSec, commitBusy, processCores, handlesPerTransaction,
+   * flushesPerSec, deviceFlushesPerSec, commitWakeup}], "defaultPolicyStats":{threads, JournalStats' components…}|null}};
+   * the options have {@code "journal":{policies, commitWakeups, blocksPerOp, baseline, ceiling, asyncCommit, jitWarmupSeconds}}
+   * when the {@code journal} scenario ran. NaN figures and absent values are null.
    */
   public String json() {
     SuiteOptions o = result.options();
@@ -349,6 +477,18 @@ public final class SuiteReport {
     options.put("slices", o.slices());
     options.put("warmupSeconds", Json.figure(o.warmup().toMillis() / 1000.0));
     options.put("imageBytes", o.imageSize());
+    if (o.scenarios().contains(JournalScenario.NAME)) {
+      ObjectNode j = options.putObject("journal");
+      ArrayNode policies = j.putArray("policies");
+      o.journal().policies().forEach(p -> policies.add(p.name()));
+      ArrayNode wakeups = j.putArray("commitWakeups");
+      o.journal().wakeups().forEach(w -> wakeups.add(JournalScenarioOptions.wakeupName(w)));
+      j.put("blocksPerOp", o.journal().blocksPerOp());
+      j.put("baseline", o.journal().baseline());
+      j.put("ceiling", o.journal().ceiling());
+      j.put("asyncCommit", o.journal().journalOptions().asyncCommit());
+      j.put("jitWarmupSeconds", Json.figure(o.journal().jitWarmup().toMillis() / 1000.0));
+    }
     ObjectNode machine = root.putObject("machine");
     result.machine().facts().forEach(machine::put);
     ObjectNode targets = root.putObject("targets");
@@ -357,6 +497,8 @@ public final class SuiteReport {
     result.skipped().forEach(skipped::put);
     ObjectNode rss = root.putObject("peakRssBytes");
     result.peakRssBytes().forEach((scenario, bytes) -> rss.put(scenario, bytes < 0 ? null : bytes));
+    ObjectNode heap = root.putObject("peakHeapBytes");
+    result.peakHeapBytes().forEach(heap::put);
     ObjectNode engineMemory = root.putObject("engineMemory");
     result.engineMemory().forEach((scenario, m) -> {
       ObjectNode e = engineMemory.putObject(scenario);
@@ -392,6 +534,31 @@ public final class SuiteReport {
       row.put("commitsPerSec", Json.figure(r.commitsPerSec()));
       row.put("commitBusy", Json.figure(r.commitBusy()));
       row.put("processCores", Json.figure(r.processCores()));
+      row.put("handlesPerTransaction", Json.figure(r.handlesPerTransaction()));
+      row.put("flushesPerSec", Json.figure(r.flushesPerSec()));
+      row.put("deviceFlushesPerSec", Json.figure(r.diskFlushesPerSec()));
+      row.put("commitWakeup", r.commitWakeup());
+    }
+    Optional<CellResult> stats = defaultJournalStats();
+    if (stats.isPresent()) {
+      ObjectNode st = root.putObject("defaultPolicyStats");
+      st.put("threads", stats.get().threads());
+      JournalStats js = stats.get().journalStats();
+      for (RecordComponent c : JournalStats.class.getRecordComponents()) {
+        Object v;
+        try {
+          v = c.getAccessor().invoke(js);
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+        if (v instanceof Double d) {
+          st.put(c.getName(), Json.figure(d));
+        } else {
+          st.set(c.getName(), Json.MAPPER.valueToTree(v));
+        }
+      }
+    } else {
+      root.putNull("defaultPolicyStats");
     }
     return Json.write(root) + "\n";
   }

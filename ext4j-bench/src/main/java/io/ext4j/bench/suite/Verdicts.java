@@ -22,7 +22,9 @@ import java.util.Optional;
  * fsync against the kernel (at many threads, at every thread count against the loop mount, the lone
  * writer) and the default batching policy against the best; dio's overwrites against fio, the
  * exclusive lock's cost and the reads; metadata's lone writer and its scaling; the lock-free committed
- * check; populate against mke2fs; the engine's memory. Each threshold is a named constant the
+ * check; populate against mke2fs; the journal's group commit against the same run's fdatasync (the
+ * lone writer's latency, the rate at many threads, the default policy against the best, the
+ * heap); the engine's memory. Each threshold is a named constant the
  * target's words are made from. A scenario that did not run gives no verdict; a missing peer, thread
  * count or row gives one not measured, with the reason. A missed target names, where the run measured
  * it, what bounds it (the device, the commits, the host) or how noisy the run was.
@@ -56,6 +58,15 @@ public final class Verdicts {
   static final double POPULATE_OF_MKE2FS = 1.0;
   /** memory: the engine's resident memory within its configured cache plus this much. */
   static final int ENGINE_SLACK_MIB = 128;
+  /** journal: the default policy's median latency at 1 thread, at most this multiple of one pwrite + fdatasync's. */
+  static final double JOURNAL_LONE_P50_OF_BASELINE = 1.3;
+  /** journal: the default policy's rate at {@value #JOURNAL_MANY_THREADS} threads and more, at least this multiple of the baseline's. */
+  static final double JOURNAL_MANY_OF_BASELINE = 2.0;
+  static final int JOURNAL_MANY_THREADS = 16;
+  /** journal: the default policy's rate at every thread count, at least this share of the best policy's. */
+  static final double JOURNAL_POLICY_OF_BEST = 0.95;
+  /** journal: the process's peak heap while the scenario ran, at most this many MiB. */
+  static final int JOURNAL_HEAP_MIB = 256;
 
   private final SuiteReport report;
   private final SuiteResult result;
@@ -74,6 +85,7 @@ public final class Verdicts {
     v.metadata(out);
     v.committedCheck(out);
     v.populate(out);
+    v.journal(out);
     v.memory(out);
     return out;
   }
@@ -300,6 +312,110 @@ public final class Verdicts {
       out.add(ratios("populate: ext4j mkfs -d no slower than mke2fs -d", pop, Target.EXT4J, PopulateScenario.MKE2FS, List.of(1),
           POPULATE_OF_MKE2FS));
     }
+  }
+
+  /**
+   * The journal scenario's targets, each on the default policy's rows (the default
+   * wake-up): its median latency at 1 thread within {@value #JOURNAL_LONE_P50_OF_BASELINE}× the
+   * baseline's, its rate at {@value #JOURNAL_MANY_THREADS}+ threads at least {@value
+   * #JOURNAL_MANY_OF_BASELINE}× the baseline's (with, when missed, the share of the same run's
+   * group-commit ceiling it reached and the ceiling's own ratio), within 5 % of the best policy, and
+   * the peak heap under {@value #JOURNAL_HEAP_MIB} MiB.
+   */
+  private void journal(List<Verdict> out) {
+    List<CellResult> rows = report.rowsOf(JournalScenario.NAME, JournalScenario.VARIANT);
+    if (rows.isEmpty()) {
+      return;
+    }
+    String base = JournalScenario.BASELINE;
+    String lone = "journal: the default policy's p50 latency at 1 thread within " + BigDecimal.valueOf(JOURNAL_LONE_P50_OF_BASELINE)
+        .stripTrailingZeros().toPlainString() + "× " + base + "'s";
+    Optional<CellResult> d1 = defaultJournal(rows, 1);
+    Optional<CellResult> b1 = SuiteReport.reference(rows, base, 1).filter(b -> b.p50Micros() > 0);
+    if (d1.isEmpty() || b1.isEmpty()) {
+      out.add(Verdict.notMeasured(lone, AT_MOST, JOURNAL_LONE_P50_OF_BASELINE, journalMissing(rows, 1)));
+    } else {
+      Map<String, Double> figures = Map.of("1", d1.get().p50Micros() / b1.get().p50Micros());
+      out.add(judged(lone, AT_MOST, JOURNAL_LONE_P50_OF_BASELINE, figures, "1: " + fixed2(figures.get("1")) + " ("
+          + Math.round(d1.get().p50Micros()) + " µs against " + Math.round(b1.get().p50Micros()) + " µs)"));
+    }
+
+    String many = "journal: the default policy ≥ " + of(JOURNAL_MANY_OF_BASELINE, base) + " at " + JOURNAL_MANY_THREADS + "+ threads";
+    List<Integer> manyThreads = SuiteReport.threadsOf(rows).stream().filter(t -> t >= JOURNAL_MANY_THREADS).toList();
+    Map<String, Double> ratios = new LinkedHashMap<>();
+    List<String> ceilings = new ArrayList<>();
+    for (int th : manyThreads) {
+      Optional<CellResult> d = defaultJournal(rows, th);
+      Optional<CellResult> b = SuiteReport.reference(rows, base, th).filter(x -> x.opsPerSec() > 0);
+      if (d.isPresent() && b.isPresent()) {
+        ratios.put(Integer.toString(th), d.get().opsPerSec() / b.get().opsPerSec());
+        SuiteReport.reference(rows, JournalScenario.CEILING, th).filter(c -> c.opsPerSec() > 0).ifPresent(c -> ceilings.add(th + ": "
+            + fixed2(d.get().opsPerSec() / c.opsPerSec()) + " of the ceiling, itself " + fixed2(c.opsPerSec() / b.get().opsPerSec())
+            + "× the baseline"));
+      }
+    }
+    if (ratios.isEmpty()) {
+      out.add(Verdict.notMeasured(many, AT_LEAST, JOURNAL_MANY_OF_BASELINE, manyThreads.isEmpty()
+          ? "no such thread count in this run" : journalMissing(rows, manyThreads.getFirst())));
+    } else {
+      Verdict v = judged(many, AT_LEAST, JOURNAL_MANY_OF_BASELINE, ratios, worded(ratios));
+      if (!v.met() && !ceilings.isEmpty()) {
+        v = v.withNote("the same run's " + JournalScenario.CEILING + " (one writer committing N handles' blocks per fdatasync back"
+            + " to back, which no journal beats): " + String.join(", ", ceilings));
+      }
+      out.add(v);
+    }
+
+    String policy = "journal: the default policy within " + percentBelow(JOURNAL_POLICY_OF_BEST) + "% of the best";
+    Map<String, Double> shares = new LinkedHashMap<>();
+    List<String> worded = new ArrayList<>();
+    for (int th : SuiteReport.threadsOf(rows)) {
+      Optional<CellResult> d = defaultJournal(rows, th);
+      // the policies with the default wake-up: another wake-up is a comparison of its own
+      Optional<CellResult> best = rows.stream().filter(r -> r.threads() == th && r.failure() == null && r.setting() != null
+          && !r.setting().contains("/")).max(Comparator.comparingDouble(CellResult::opsPerSec));
+      if (d.isPresent() && best.isPresent() && best.get() != d.get()) {
+        double q = d.get().opsPerSec() / best.get().opsPerSec();
+        shares.put(Integer.toString(th), q);
+        worded.add(th + ": " + fixed2(q) + " of " + best.get().setting());
+      } else if (d.isPresent() && best.isPresent()) {
+        shares.put(Integer.toString(th), 1.0);
+        worded.add(th + ": the best");
+      }
+    }
+    long policies = rows.stream().map(CellResult::setting).filter(x -> x != null && !x.contains("/")).distinct().count();
+    if (policies < 2 || shares.isEmpty()) {
+      out.add(Verdict.notMeasured(policy, AT_LEAST, JOURNAL_POLICY_OF_BEST, policies < 2 ? "one policy ran"
+          : "the default policy did not run"));
+    } else {
+      out.add(judged(policy + " at every thread count", AT_LEAST, JOURNAL_POLICY_OF_BEST, shares, String.join(", ", worded)));
+    }
+
+    long limit = (long) JOURNAL_HEAP_MIB << 20;
+    String heap = "journal: peak heap under " + JOURNAL_HEAP_MIB + " MiB (the sum of the heap pools' peaks while it ran)";
+    Long peak = result.peakHeapBytes().get(JournalScenario.NAME);
+    if (peak == null || peak <= 0) {
+      out.add(Verdict.notMeasured(heap, AT_MOST, (double) limit, "no heap figure"));
+    } else {
+      out.add(new Verdict(heap, AT_MOST, (double) limit, Map.of(JournalScenario.NAME, (double) peak), peak < limit ? Outcome.MET
+          : Outcome.NOT_MET, SuiteReport.mib(peak), List.of()));
+    }
+  }
+
+  /** The default policy's journal row (default wake-up) at {@code threads}, if it ran without failing. */
+  private static Optional<CellResult> defaultJournal(List<CellResult> rows, int threads) {
+    return rows.stream().filter(r -> r.isDefault() && r.threads() == threads && r.failure() == null).findFirst();
+  }
+
+  /** Why a journal verdict at {@code threads} has no figure: the default policy or the baseline did not run there. */
+  private static String journalMissing(List<CellResult> rows, int threads) {
+    if (rows.stream().noneMatch(CellResult::isDefault)) {
+      return "the default policy did not run";
+    }
+    if (SuiteReport.reference(rows, JournalScenario.BASELINE, threads).isEmpty()) {
+      return JournalScenario.BASELINE + " did not run at " + threads + (threads == 1 ? " thread" : " threads");
+    }
+    return "the default policy did not run at " + threads + (threads == 1 ? " thread" : " threads");
   }
 
   /** The engine's resident memory (its probe's) within its configured cache plus {@value #ENGINE_SLACK_MIB} MiB, per scenario. */

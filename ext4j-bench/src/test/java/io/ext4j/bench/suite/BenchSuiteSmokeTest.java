@@ -28,7 +28,7 @@ class BenchSuiteSmokeTest {
     Path work = dir.resolve("work-" + System.nanoTime());
     Path out = dir.resolve("out");
     SuiteOptions o = new SuiteOptions(SuiteOptions.SCENARIOS, List.of(1, 2), List.of(4096, 65536), Duration.ofMillis(100), 2,
-        Duration.ofMillis(20), 128L << 20, work, out, false);
+        Duration.ofMillis(20), 128L << 20, work, out, false, JournalScenarioOptions.defaults());
     ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
     SuiteResult r = BenchSuite.run(o, new PrintStream(logBytes, true, StandardCharsets.UTF_8), BenchSuite.Listener.silent());
     String log = logBytes.toString(StandardCharsets.UTF_8);
@@ -117,7 +117,13 @@ class BenchSuiteSmokeTest {
       assertThat(SuiteReport.rateAt(report.rowsOf(DioScenario.NAME, "randread"), FioBound.TARGET, 4096)).isPresent();
     }
 
-    assertThat(r.engineMemory()).as("every scenario's memory probe").containsOnlyKeys(SuiteOptions.SCENARIOS);
+    assertThat(r.engineMemory()).as("every scenario's memory probe but the journal's (no engine)")
+        .containsOnlyKeys(SuiteOptions.SCENARIOS.stream().filter(x -> !x.equals(JournalScenario.NAME)).toList());
+    List<CellResult> journal = report.rowsOf(JournalScenario.NAME, JournalScenario.VARIANT);
+    assertThat(SuiteReport.targetsOf(journal)).containsExactly(JournalScenario.BASELINE, Target.EXT4J);
+    assertThat(journal).allSatisfy(BenchSuiteSmokeTest::measured);
+    assertThat(r.peakHeapBytes()).containsOnlyKeys(SuiteOptions.SCENARIOS);
+    assertThat(report.verdicts()).anySatisfy(v -> assertThat(v).startsWith("journal: peak heap under 256 MiB").doesNotContain("not measured"));
     r.engineMemory().forEach((scenario, m) -> {
       assertThat(m.failure()).as(scenario + " memory probe; " + log).isNull();
       assertThat(m.baselineBytes()).as(scenario).isPositive();
@@ -144,10 +150,10 @@ class BenchSuiteSmokeTest {
       assertThat(out.resolve("charts").resolve(v[0] + "-" + v[1] + ".svg")).isNotEmptyFile();
     }
     assertThat(report.variants()).hasSize(FsyncScenario.VARIANTS.size() + DioScenario.OPS.size() + CommittedCheckScenario.OPS.size()
-        + PathStatScenario.VARIANTS.size() + 2);
+        + PathStatScenario.VARIANTS.size() + 3);
     assertThat(report.text()).contains("fsync / fdatasync").contains("dio / randwrite").contains("metadata / fserver-mix")
         .contains("stat-depth / own-chain")
-        .contains("populate / mkfs-d").contains("targets:");
+        .contains("populate / mkfs-d").contains("journal / sync-handles").contains("targets:");
   }
 
   private static void measured(CellResult row) {

@@ -17,14 +17,14 @@ import org.junit.jupiter.api.Test;
 class SuiteReportTest {
   private static CellResult row(String variant, String target, String policy, boolean dflt, int threads, double rate) {
     return new CellResult("fsync", variant, target, policy, dflt, threads, 4096, rate, 120, 100, 200, 300, (long) rate, 1.0, null, Double.NaN,
-        Double.NaN, Double.NaN);
+        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null);
   }
 
   private static SuiteReport report(List<CellResult> rows, Map<String, String> skipped) {
     SuiteOptions o = new SuiteOptions(List.of("fsync"), List.of(1, 16), List.of(4096), Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20,
-        Path.of("w"), Path.of("o"), false);
+        Path.of("w"), Path.of("o"), false, JournalScenarioOptions.defaults());
     return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of("fsync", Map.of()), skipped, rows,
-        Map.of("fsync", 1L << 20), Map.of("fsync", new MemoryProbe.Result(100L << 20, 300L << 20, null)), 64L << 20, Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
+        Map.of("fsync", 1L << 20), Map.of(), Map.of("fsync", new MemoryProbe.Result(100L << 20, 300L << 20, null)), 64L << 20, Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
   }
 
   @Test
@@ -62,7 +62,7 @@ class SuiteReportTest {
 
   private static CellResult metadata(String target, int threads, double rate, double commitsPerSec, double busy) {
     return new CellResult("metadata", "fserver-mix", target, null, false, threads, 4096, rate, 50, 40, 90, 300, (long) rate, 1.0, null,
-        commitsPerSec, busy, Double.NaN);
+        commitsPerSec, busy, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null);
   }
 
   @Test
@@ -85,9 +85,9 @@ class SuiteReportTest {
   void aMissedFsyncTarget_namesHowBusyTheCommitsWereAtTheMostThreads() {
     List<CellResult> rows = new ArrayList<>();
     rows.add(new CellResult("fsync", "fsync", "ext4j", "adaptive", true, 16, 4096, 15000, 1000, 900, 2000, 3000, 15000, 1.0, null, 1000,
-        0.91, 1.5));
+        0.91, 1.5, Double.NaN, Double.NaN, Double.NaN, null, null));
     rows.add(new CellResult("fsync", "fsync", "ext4j", "adaptive", true, 64, 4096, 22000, 2900, 2800, 5000, 6000, 22000, 1.0, null, 1100,
-        0.97, 1.93));
+        0.97, 1.93, Double.NaN, Double.NaN, Double.NaN, null, null));
     rows.add(row("fsync", "kernel-host", null, false, 16, 16000));
     rows.add(row("fsync", "kernel-host", null, false, 64, 20000));
     rows.add(row("fsync", "kernel-loop", null, false, 16, 10000));
@@ -166,7 +166,7 @@ class SuiteReportTest {
 
   private static CellResult io(String scenario, String variant, String target, int block, double rate) {
     return new CellResult(scenario, variant, target, null, false, 10, block, rate, 100, 90, 200, 300, (long) rate, 1.0, null, Double.NaN,
-        Double.NaN, Double.NaN);
+        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null);
   }
 
   @Test
@@ -212,9 +212,9 @@ class SuiteReportTest {
     rows.add(row("fsync", "ext4j", "adaptive", true, 1, 800));
     rows.add(row("fsync", "kernel-host", null, false, 1, 1000));
     rows.add(new CellResult("fsync", "fsync", "kernel-loop", null, false, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "No space left on device", Double.NaN, Double.NaN, Double.NaN));
+        0, "No space left on device", Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null));
     rows.add(new CellResult("fsync", "osync", "ext4j", "adaptive", true, 1, 4096, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "ENOSPC", Double.NaN, Double.NaN, Double.NaN));
+        0, "ENOSPC", Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null));
     List<Path> files = ReportFiles.write(report(rows, Map.of()), out);
     assertThat(files).contains(out.resolve("charts/fsync-fsync.svg")).doesNotContain(out.resolve("charts/fsync-osync.svg"));
     assertThat(out.resolve("charts/fsync-osync.png")).doesNotExist();
@@ -242,6 +242,6 @@ class SuiteReportTest {
   @Test
   void anUnknownScenario_isRefusedByName() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new SuiteOptions(List.of("fsnyc"), List.of(1), List.of(4096), Duration.ofSeconds(1),
-        1, Duration.ZERO, 64L << 20, Path.of("w"), Path.of("o"), false)).hasMessageContaining("unknown scenario 'fsnyc'");
+        1, Duration.ZERO, 64L << 20, Path.of("w"), Path.of("o"), false, JournalScenarioOptions.defaults())).hasMessageContaining("unknown scenario 'fsnyc'");
   }
 }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class VerdictsTest {
   private static CellResult row(String scenario, String variant, String target, int threads, int block, double rate) {
     return new CellResult(scenario, variant, target, null, false, threads, block, rate, 100, 90, 200, 300, (long) rate, 1.0, null,
-        Double.NaN, Double.NaN, Double.NaN);
+        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null);
   }
 
   private static CellResult fsync(String target, int threads, double rate) {
@@ -31,10 +31,10 @@ class VerdictsTest {
   /** A report of {@code rows}, with a 64 MiB cache and the engine's memory as {@code engineMib} per scenario. */
   private static SuiteReport report(List<CellResult> rows, Map<String, String> skipped, Map<String, Long> engineMib) {
     SuiteOptions o = new SuiteOptions(List.of("fsync"), List.of(1, 16), List.of(4096), Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20,
-        Path.of("w"), Path.of("o"), false);
+        Path.of("w"), Path.of("o"), false, JournalScenarioOptions.defaults());
     Map<String, MemoryProbe.Result> memory = new java.util.LinkedHashMap<>();
     engineMib.forEach((scenario, mib) -> memory.put(scenario, new MemoryProbe.Result(100L << 20, (100L + mib) << 20, null)));
-    return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of(), skipped, rows, Map.of(), memory, 64L << 20,
+    return new SuiteReport(new SuiteResult(o, new Machine(Map.of("cpu", "test")), Map.of(), skipped, rows, Map.of(), Map.of(), memory, 64L << 20,
         Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
   }
 
@@ -126,5 +126,40 @@ class VerdictsTest {
     assertThat(SuiteReport.render(v)).isEqualTo("x: a ≥ b: not met (1: 0.50; why; and noise)");
     assertThat(SuiteReport.render(Verdict.notMeasured("x: a ≥ b", Comparison.AT_LEAST, 1.0, "b did not run")))
         .isEqualTo("x: a ≥ b: not measured (b did not run)");
+  }
+
+  private static CellResult journal(String target, String setting, boolean dflt, int threads, double rate, double p50) {
+    return new CellResult("journal", "sync-handles", target, setting, dflt, threads, 4096, rate, p50, p50, 2 * p50, 3 * p50, (long) rate,
+        1.0, null, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, null, null);
+  }
+
+  @Test
+  void journalTargets_areIssue2s_judgedOnTheDefaultPolicyAgainstTheSameRunsBaseline() {
+    List<CellResult> rows = List.of(
+        journal("fdatasync-baseline", null, false, 1, 3000, 300), journal("ext4j", "adaptive", true, 1, 2700, 360),
+        journal("ext4j/none", "none", false, 1, 2800, 350),
+        journal("fdatasync-baseline", null, false, 16, 10000, 1400), journal("group-commit-ceiling", null, false, 16, 40000, 400),
+        journal("ext4j", "adaptive", true, 16, 19000, 800), journal("ext4j/none", "none", false, 16, 18000, 850),
+        journal("ext4j/adaptive/unpark-each", "adaptive/unpark-each", false, 16, 25000, 700));
+    SuiteReport report = new SuiteReport(new SuiteResult(new SuiteOptions(List.of("journal"), List.of(1, 16), List.of(4096),
+        Duration.ofSeconds(1), 1, Duration.ZERO, 64L << 20, Path.of("w"), Path.of("o"), false, JournalScenarioOptions.defaults()),
+        new Machine(Map.of("cpu", "test")), Map.of(), Map.of(), rows, Map.of(), Map.of("journal", 100L << 20), Map.of(), 64L << 20,
+        Instant.EPOCH, Duration.ofSeconds(3), "0 0 0"));
+    List<Verdict> verdicts = Verdicts.of(report);
+
+    assertThat(verdicts).extracting(Verdict::threshold).containsExactly(1.3, 2.0, 0.95, (double) (256L << 20));
+    assertThat(verdicts.get(0).comparison()).isEqualTo(Comparison.AT_MOST);
+    assertThat(verdicts.get(0).figures()).containsExactly(Map.entry("1", 1.2));
+    assertThat(verdicts.get(1).figures()).containsExactly(Map.entry("16", 1.9));
+    assertThat(verdicts.get(2).figures()).as("the other wake-up is no policy of its own").containsExactly(Map.entry("1", 2700.0 / 2800),
+        Map.entry("16", 1.0));
+    assertThat(verdicts.get(3).figures()).containsExactly(Map.entry("journal", (double) (100L << 20)));
+    assertThat(report.verdicts()).containsExactly(
+        "journal: the default policy's p50 latency at 1 thread within 1.3× fdatasync-baseline's: met (1: 1.20 (360 µs against 300 µs))",
+        "journal: the default policy ≥ 2× fdatasync-baseline at 16+ threads: not met (16: 1.90; the same run's group-commit-ceiling"
+            + " (one writer committing N handles' blocks per fdatasync back to back, which no journal beats): 16: 0.48 of the"
+            + " ceiling, itself 4.00× the baseline)",
+        "journal: the default policy within 5% of the best at every thread count: met (1: 0.96 of none, 16: the best)",
+        "journal: peak heap under 256 MiB (the sum of the heap pools' peaks while it ran): met (100 MiB)");
   }
 }

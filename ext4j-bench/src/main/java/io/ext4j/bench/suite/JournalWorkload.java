@@ -1,9 +1,9 @@
-package io.ext4j.bench;
+package io.ext4j.bench.suite;
 
+import io.ext4j.bench.TimedRun;
+import io.ext4j.bench.ZeroFiles;
 import io.ext4j.block.FileBlockDevice;
-import io.ext4j.jbd2.BatchingPolicies;
 import io.ext4j.jbd2.BatchingPolicy;
-import io.ext4j.jbd2.CommitWakeup;
 import io.ext4j.jbd2.Handle;
 import io.ext4j.jbd2.Journal;
 import io.ext4j.jbd2.JournalBuffer;
@@ -11,19 +11,18 @@ import io.ext4j.jbd2.JournalMap;
 import io.ext4j.jbd2.JournalOptions;
 import io.ext4j.jbd2.JournalStats;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalDouble;
+import java.util.Optional;
 
 /**
- * The journal side of the benchmark: one preallocated image file holding a standalone journal
- * (device blocks {@code [0, JOURNAL_BLOCKS)}) followed by a home area of
- * {@value #BLOCKS_PER_THREAD} blocks per thread. Each row formats a fresh journal over the same
+ * The {@code journal} scenario's journal rows ({@link JournalScenario}): one preallocated image file
+ * holding a standalone journal (device blocks {@code [0, JOURNAL_BLOCKS)}) followed by a home area
+ * of {@value #BLOCKS_PER_THREAD} blocks per thread. Each slice formats a fresh journal over the same
  * image ({@link Journal#create}), runs the threads, and closes the journal (which checkpoints
- * everything home), so rows do not inherit each other's log.
+ * everything home), so slices do not inherit each other's log.
  *
  * <p>A worker's operation is one synchronous handle: {@code start(2)}, write access to one or two
  * of its own blocks (cycling through its {@value #BLOCKS_PER_THREAD}, so consecutive operations
@@ -31,44 +30,41 @@ import java.util.OptionalDouble;
  * {@code setSync(true)}, {@code stop()} — which returns when the transaction's commit block is
  * durable.
  */
-final class JournalWorkload implements AutoCloseable {
+final class JournalWorkload {
   static final int BLOCK_SIZE = 4096;
   /** 64 MiB of log: far more than the benchmark's transactions need between checkpoints. */
   static final int JOURNAL_BLOCKS = 16384;
   static final int BLOCKS_PER_THREAD = 16;
-
-  /**
-   * A row and the journal's statistics at the end of its run (cumulative since the journal was
-   * created; null for a baseline row).
-   */
-  record Outcome(BenchRow row, JournalStats stats) {}
+  static final String IMAGE = "ext4j-bench-journal.img";
 
   private final Path image;
   private final int maxThreads;
-  private final boolean keep;
 
-  private JournalWorkload(Path image, int maxThreads, boolean keep) {
+  private JournalWorkload(Path image, int maxThreads) {
     this.image = image;
     this.maxThreads = maxThreads;
-    this.keep = keep;
   }
 
-  /** Creates the image (overwriting a previous {@code ext4j-bench-journal.img}) for up to {@code maxThreads}. */
-  static JournalWorkload create(Path dir, int maxThreads, boolean keep) throws IOException {
-    Path image = dir.resolve("ext4j-bench-journal.img");
+  /**
+   * Creates the image {@value #IMAGE} in {@code dir} (overwriting a previous one) for up to
+   * {@code maxThreads}; the directory's owner removes it ({@link Targets#bare}).
+   */
+  static JournalWorkload create(Path dir, int maxThreads) throws IOException {
+    Path image = dir.resolve(IMAGE);
     long blocks = JOURNAL_BLOCKS + (long) maxThreads * BLOCKS_PER_THREAD;
     ZeroFiles.create(image, blocks * BLOCK_SIZE);
     ZeroFiles.syncDirectory(dir);
-    return new JournalWorkload(image, maxThreads, keep);
+    return new JournalWorkload(image, maxThreads);
   }
 
-  Path image() {
-    return image;
-  }
-
-  /** Runs one row: {@code threads} writers under {@code template} with its policy replaced by {@code policy}. */
-  Outcome run(JournalOptions template, BatchingPolicy policy, String label, int threads, int blocksPerOp,
-      Duration warmup, Duration window, java.util.Optional<DiskFlushCounter> disk) throws Exception {
+  /**
+   * Runs one slice: {@code threads} writers under {@code template} with its policy replaced by
+   * {@code policy}, each operation {@code blocksPerOp} blocks; the journal's commits, handles and
+   * flushes, the disk's flushes and the process's processor time are taken at the measured
+   * window's edges.
+   */
+  Cell.Slice run(JournalOptions template, BatchingPolicy policy, int threads, int blocksPerOp, Duration warmup,
+      Duration window, Optional<DiskFlushCounter> disk) throws Exception {
     if (threads > maxThreads) {
       throw new IllegalArgumentException(threads + " threads but the image has room for " + maxThreads);
     }
@@ -77,7 +73,7 @@ final class JournalWorkload implements AutoCloseable {
     try (FileBlockDevice device = FileBlockDevice.open(image, BLOCK_SIZE, FileBlockDevice.Options.defaults());
         Journal journal = Journal.create(device, map, options)) {
       List<TimedRun.Op> ops = new ArrayList<>(threads);
-      List<JournalBuffer> pinned = new ArrayList<>(); // each thread's blocks, pinned for the row
+      List<JournalBuffer> pinned = new ArrayList<>(); // each thread's blocks, pinned for the slice
       for (int i = 0; i < threads; i++) {
         JournalBuffer[] mine = new JournalBuffer[BLOCKS_PER_THREAD];
         for (int k = 0; k < mine.length; k++) {
@@ -100,35 +96,23 @@ final class JournalWorkload implements AutoCloseable {
         });
       }
       JournalStats[] edges = new JournalStats[2]; // written and read by this (the coordinating) thread
+      long[] cpu = new long[2]; // likewise
       DiskFlushCounter.Window diskWindow = new DiskFlushCounter.Window(disk);
       TimedRun.Result r = TimedRun.run(ops, warmup, window, () -> {
         edges[0] = journal.stats();
+        cpu[0] = Commits.processCpuNanos();
         diskWindow.start();
       }, () -> {
         diskWindow.end();
+        cpu[1] = Commits.processCpuNanos();
         edges[1] = journal.stats();
       });
       JournalStats end = journal.stats();
       pinned.forEach(JournalBuffer::release);
       double seconds = r.windowNanos() / 1e9;
-      long transactions = edges[1].transactions() - edges[0].transactions();
-      double handles = edges[1].handlesPerTransaction() * edges[1].transactions()
-          - edges[0].handlesPerTransaction() * edges[0].transactions();
-      OptionalDouble hpt = transactions == 0 ? OptionalDouble.empty() : OptionalDouble.of(handles / transactions);
-      double flushes = (edges[1].deviceFlushes() - edges[0].deviceFlushes()) / seconds;
-      CommitWakeup wakeup = journal.commitWakeup(); // what ran: the futex may have been unavailable
-      BenchRow row = new BenchRow(label, threads, r.opsPerSec(), r.micros(50), r.micros(99), hpt, flushes,
-          transactions / seconds, diskWindow.rate(r.windowNanos()), BenchRow.wakeupName(wakeup),
-          policy == BatchingPolicies.defaultPolicy() && template.commitWakeup() == CommitWakeup.FUTEX_BROADCAST);
-      return new Outcome(row, end);
-    }
-  }
-
-  /** Deletes the image unless asked to keep it. */
-  @Override
-  public void close() throws IOException {
-    if (!keep) {
-      Files.deleteIfExists(image);
+      Commits c = Commits.between(edges[0], edges[1], diskWindow.count(), (cpu[1] - cpu[0]) / 1e9, seconds);
+      String wakeup = JournalScenarioOptions.wakeupName(journal.commitWakeup()); // what ran: the futex may have been unavailable
+      return Cell.Slice.of(r).withCommits(c).withJournal(new Cell.JournalRan(wakeup, end));
     }
   }
 }

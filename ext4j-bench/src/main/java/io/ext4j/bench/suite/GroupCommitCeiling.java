@@ -1,14 +1,15 @@
-package io.ext4j.bench;
+package io.ext4j.bench.suite;
 
+import io.ext4j.bench.TimedRun;
+import io.ext4j.bench.ZeroFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalDouble;
+import java.util.Optional;
 
 /**
  * What no journal can beat: the rate of a group commit with no gap between commits. One thread
@@ -28,48 +29,41 @@ import java.util.OptionalDouble;
  * <h2>Durability</h2>
  * Each round returns after {@code fdatasync}: its blocks are on stable storage.
  */
-final class GroupCommitCeiling implements AutoCloseable {
+final class GroupCommitCeiling {
   static final String FILE = "ext4j-bench-ceiling.dat";
   private static final int BLOCK = 4096;
 
   private final Path file;
   private final int regionBlocks;
-  private final boolean keep;
 
-  private GroupCommitCeiling(Path file, int regionBlocks, boolean keep) {
+  private GroupCommitCeiling(Path file, int regionBlocks) {
     this.file = file;
     this.regionBlocks = regionBlocks;
-    this.keep = keep;
   }
 
   /**
-   * Creates the file, with room for 32 rounds of the largest group ({@code maxThreads} handles of
-   * {@code blocksPerOp} blocks plus a descriptor and a commit block), written through in turn.
+   * Creates the file in {@code dir} (its owner removes it, {@link Targets#bare}), with room for 32
+   * rounds of the largest group ({@code maxThreads} handles of {@code blocksPerOp} blocks plus a
+   * descriptor and a commit block), written through in turn.
    */
-  static GroupCommitCeiling create(Path dir, int maxThreads, int blocksPerOp, boolean keep) throws IOException {
+  static GroupCommitCeiling create(Path dir, int maxThreads, int blocksPerOp) throws IOException {
     int region = 32 * roundBlocks(maxThreads, blocksPerOp);
     Path f = dir.resolve(FILE);
-    GroupCommitCeiling c = new GroupCommitCeiling(f, region, keep);
-    try {
-      ZeroFiles.create(f, (long) region * BLOCK);
-      ZeroFiles.syncDirectory(dir);
-    } catch (IOException | RuntimeException e) {
-      try {
-        c.close();
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    }
-    return c;
+    ZeroFiles.create(f, (long) region * BLOCK);
+    ZeroFiles.syncDirectory(dir);
+    return new GroupCommitCeiling(f, region);
   }
 
   private static int roundBlocks(int threads, int blocksPerOp) {
     return threads * blocksPerOp + 2;
   }
 
-  /** Runs the one committing thread for a group of {@code threads} handles; {@code disk} is sampled at the window's edges. */
-  BenchRow run(int threads, int blocksPerOp, Duration warmup, Duration window, java.util.Optional<DiskFlushCounter> disk)
+  /**
+   * Runs the one committing thread for a group of {@code threads} handles for one slice; {@code
+   * disk} is sampled at the window's edges. The slice counts N operations per round: its latency is
+   * a round's, its {@link Commits} a transaction of N handles and one flush per round.
+   */
+  Cell.Slice run(int threads, int blocksPerOp, Duration warmup, Duration window, Optional<DiskFlushCounter> disk)
       throws Exception {
     int blocks = roundBlocks(threads, blocksPerOp);
     if (blocks > regionBlocks) {
@@ -94,19 +88,18 @@ final class GroupCommitCeiling implements AutoCloseable {
         }
         ch.force(false);
       };
+      long[] cpu = new long[2]; // the coordinating thread's
       DiskFlushCounter.Window diskWindow = new DiskFlushCounter.Window(disk);
-      TimedRun.Result r = TimedRun.run(List.of(round), warmup, window, diskWindow::start, diskWindow::end);
-      double commits = r.opsPerSec();
-      return new BenchRow(BenchRow.CEILING, threads, commits * threads, r.micros(50), r.micros(99),
-          OptionalDouble.of(threads), commits, commits, diskWindow.rate(r.windowNanos()), "", false);
-    }
-  }
-
-  /** Deletes the file unless asked to keep it. */
-  @Override
-  public void close() throws IOException {
-    if (!keep) {
-      Files.deleteIfExists(file);
+      TimedRun.Result r = TimedRun.run(List.of(round), warmup, window, () -> {
+        cpu[0] = Commits.processCpuNanos();
+        diskWindow.start();
+      }, () -> {
+        diskWindow.end();
+        cpu[1] = Commits.processCpuNanos();
+      });
+      long commits = r.operations();
+      return new Cell.Slice(commits * threads, r.windowNanos(), r.latencyNanos(), Double.NaN, new Commits(commits,
+          (double) commits * threads, commits, diskWindow.count(), Double.NaN, (cpu[1] - cpu[0]) / 1e9, r.windowNanos() / 1e9), null);
     }
   }
 }

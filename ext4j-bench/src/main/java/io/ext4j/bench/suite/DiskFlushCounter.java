@@ -1,4 +1,4 @@
-package io.ext4j.bench;
+package io.ext4j.bench.suite;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,7 +11,7 @@ import java.util.OptionalLong;
  * field 16 ("flush I/Os") of {@code /sys/dev/block/MAJOR:MINOR/stat}, of the whole disk when the
  * directory sits on a partition (the block layer accounts flushes to the whole disk).
  *
- * <p>The benchmark samples it at the edges of each measured window to show how many device flushes
+ * <p>The {@code journal} scenario samples it at the edges of each measured window to show how many device flushes
  * the kernel really issued: for the {@code pwrite + fdatasync} baseline this is fewer than its
  * {@code fdatasync} calls, because the block layer merges flushes that wait for one in flight. The
  * count covers every process using the disk, so on a shared machine it is an upper bound for the
@@ -54,19 +54,19 @@ final class DiskFlushCounter {
   }
 
   /**
-   * Flushes per second between two readings {@code seconds} apart; empty if either is missing or the
-   * counter went backwards.
+   * Flushes completed between two readings; NaN (as {@link Commits} sums it: not counted) if either
+   * is missing or the counter went backwards.
    */
-  static java.util.OptionalDouble rate(OptionalLong start, OptionalLong end, double seconds) {
-    if (start.isEmpty() || end.isEmpty() || end.getAsLong() < start.getAsLong() || seconds <= 0) {
-      return java.util.OptionalDouble.empty();
+  static double between(OptionalLong start, OptionalLong end) {
+    if (start.isEmpty() || end.isEmpty() || end.getAsLong() < start.getAsLong()) {
+      return Double.NaN;
     }
-    return java.util.OptionalDouble.of((end.getAsLong() - start.getAsLong()) / seconds);
+    return end.getAsLong() - start.getAsLong();
   }
 
   /**
    * The counter at a measured window's two edges: {@link #start} and {@link #end} are called by the
-   * coordinating thread (TimedRun's edge callbacks), which reads {@link #rate} afterwards. Without a
+   * coordinating thread (TimedRun's edge callbacks), which reads {@link #count} afterwards. Without a
    * counter every reading is empty.
    */
   static final class Window {
@@ -86,9 +86,9 @@ final class DiskFlushCounter {
       end = read();
     }
 
-    /** Flushes per second between the two edges, {@code windowNanos} apart (see {@link DiskFlushCounter#rate}). */
-    java.util.OptionalDouble rate(long windowNanos) {
-      return DiskFlushCounter.rate(start, end, windowNanos / 1e9);
+    /** Flushes completed between the two edges (see {@link DiskFlushCounter#between}). */
+    double count() {
+      return DiskFlushCounter.between(start, end);
     }
 
     private OptionalLong read() {

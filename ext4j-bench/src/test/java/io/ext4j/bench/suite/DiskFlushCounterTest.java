@@ -1,11 +1,10 @@
-package io.ext4j.bench;
+package io.ext4j.bench.suite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ext4j.testkit.Seeds;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
@@ -48,11 +47,10 @@ class DiskFlushCounterTest {
   }
 
   @Test
-  void rate_isTheDifferenceOverTheWindow_orEmpty() {
-    assertThat(DiskFlushCounter.rate(OptionalLong.of(100), OptionalLong.of(400), 1.5)).hasValue(200.0);
-    assertThat(DiskFlushCounter.rate(OptionalLong.empty(), OptionalLong.of(400), 1.5)).isEmpty();
-    assertThat(DiskFlushCounter.rate(OptionalLong.of(500), OptionalLong.of(400), 1.5)).isEmpty();
-    assertThat(DiskFlushCounter.rate(OptionalLong.of(1), OptionalLong.of(2), 0)).isEqualTo(OptionalDouble.empty());
+  void between_isTheDifference_orNaN() {
+    assertThat(DiskFlushCounter.between(OptionalLong.of(100), OptionalLong.of(400))).isEqualTo(300.0);
+    assertThat(DiskFlushCounter.between(OptionalLong.empty(), OptionalLong.of(400))).isNaN();
+    assertThat(DiskFlushCounter.between(OptionalLong.of(500), OptionalLong.of(400))).isNaN();
   }
 
   @Test
