@@ -313,7 +313,12 @@ public final class SuiteReport {
     s.append(String.join(", ", heaps)).append(" (engine cache ").append(result.cacheBytes() >> 20)
         .append(" MiB per image the engine has open: ");
     List<String> open = new ArrayList<>();
-    result.targets().forEach((sc, m) -> open.add(sc + " " + m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count()));
+    result.targets().forEach((sc, m) -> {
+      long engines = m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count();
+      if (engines > 0) { // the journal scenario opens no image
+        open.add(sc + " " + engines);
+      }
+    });
     s.append(String.join(", ", open)).append(")\n");
     if (!result.engineMemory().isEmpty()) {
       s.append("memory probe (one engine in a JVM of its own, one slice of every variant at ").append(result.options().threads().stream()
