@@ -310,8 +310,7 @@ public final class SuiteReport {
     s.append(String.join(", ", peaks)).append("; peak heap ");
     List<String> heaps = new ArrayList<>();
     result.peakHeapBytes().forEach((k, v) -> heaps.add(k + " " + (v >> 20) + " MiB"));
-    s.append(String.join(", ", heaps)).append(" (engine cache ").append(result.cacheBytes() >> 20)
-        .append(" MiB per image the engine has open: ");
+    s.append(String.join(", ", heaps));
     List<String> open = new ArrayList<>();
     result.targets().forEach((sc, m) -> {
       long engines = m.keySet().stream().filter(t -> t.startsWith(Target.EXT4J)).count();
@@ -319,7 +318,11 @@ public final class SuiteReport {
         open.add(sc + " " + engines);
       }
     });
-    s.append(String.join(", ", open)).append(")\n");
+    if (!open.isEmpty()) {
+      s.append(" (engine cache ").append(result.cacheBytes() >> 20).append(" MiB per image the engine has open: ")
+          .append(String.join(", ", open)).append(')');
+    }
+    s.append('\n');
     if (!result.engineMemory().isEmpty()) {
       s.append("memory probe (one engine in a JVM of its own, one slice of every variant at ").append(result.options().threads().stream()
           .mapToInt(Integer::intValue).max().orElse(0)).append(" threads (dio, committed-check: ").append(DioScenario.THREADS)
