@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The FUSE mount's numbers (docs/BENCHMARKS.md, issue 9), each next to its peers from the same run:
+# The FUSE mount's numbers (docs/BENCHMARKS.md), each next to its peers from the same run:
 #   ext4j      ./ext4j mount IMAGE (the engine through the kernel's FUSE)
 #   kernel     the kernel's ext4 on a loop mount of an identical image
 #   fuse2fs    e2fsprogs' FUSE ext4 on an identical image
@@ -8,8 +8,9 @@
 # dropping the page cache. The three images are copies of one mkfs.ext4 image (4 KiB blocks, fixed
 # UUID), all mounted at once; the rows are interleaved round by round (each job on each target in
 # turn), so drift on a shared machine falls on all alike; each cell is the median over ROUNDS.
-# Then the NIO in-process benchmark (io.ext4j.bench.NioFsyncBenchmark): 16 threads of 4 KiB +
-# fdatasync through the ext4 provider against a host directory.
+# Then the suite's fsync scenario (`ext4j bench fsync`) at 1, 4 and 16 threads: among its variants
+# 4 KiB overwrite + fdatasync and 4 KiB append + fdatasync through the ext4 provider in-process,
+# beside the host directory, the loop mount, the FUSE mount and fuse2fs.
 #
 # Needs root (mounts), fio, fuse2fs, fuse3, e2fsprogs, a JDK >= 25.
 # Usage: scripts/bench-fuse.sh [ROUNDS=3] [SECONDS=10]
@@ -118,7 +119,6 @@ for t in "${targets[@]}"; do
 done
 
 echo
-echo "NIO in-process (ext4 provider) against the host directory $work:"
-. "$root/.mvn/find-jdk.sh"; ext4j_find_jdk
-"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx512m -cp "$root/ext4j-cli/target/ext4j.jar" \
-  io.ext4j.bench.NioFsyncBenchmark "$work/nio" 1,4,16 "$secs" "$rounds"
+echo "java.nio in-process (the ext4 provider) against the host directory and the other targets:"
+echo "the suite's fsync scenario, whose overwrite and fdatasync variants are 4 KiB + fdatasync in place and appending"
+"$root/ext4j" bench fsync --threads 1,4,16 --seconds "$secs" --slices "$rounds" --work "$work/nio" --out "$work/nio-report"

@@ -18,8 +18,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The {@code fsync} scenario: N threads, each appending 4 KiB to a file of its own in one directory
- * and making it durable, through {@code FileChannel} on every target. Variants:
+ * The {@code fsync} scenario: N threads, each writing 4 KiB to a file of its own in one directory
+ * and making it durable, through {@code FileChannel} on every target: appending, in every variant
+ * but {@code overwrite}. Variants:
  * <ul>
  *   <li>{@code fsync} — write, then {@code force(true)}; measured with the default batching policy
  *       and with none (the others differ from none only in a synchronous handle's stop, which fsync
@@ -28,6 +29,9 @@ import java.util.Set;
  *       host directory;
  *   <li>{@code fdatasync} — write, then {@code force(false)}; beside it the device bound: fio's 4 KiB
  *       write + fdatasync with as many jobs, in the host directory;
+ *   <li>{@code overwrite} — write at positions cycling through the first {@value #OVERWRITE_BLOCKS}
+ *       blocks of a file written and made durable before the window, then {@code force(false)}: no
+ *       metadata changes, so a journaling file system has only the data to make durable;
  *   <li>{@code osync}, {@code odsync} — the file opened with {@code SYNC} / {@code DSYNC}, each write durable on return;
  *   <li>{@code many-files} — each thread appends to {@value #MANY} files in turn, fsync after each
  *       (the btrfs many-file fsync case);
@@ -51,7 +55,10 @@ import java.util.Set;
 final class FsyncScenario implements Scenario {
   static final String NAME = "fsync";
   static final String KNOB = "batchingPolicy";
-  static final List<String> VARIANTS = List.of("fsync", "fdatasync", "osync", "odsync", "many-files", "dirsync");
+  static final List<String> VARIANTS = List.of("fsync", "fdatasync", "overwrite", "osync", "odsync", "many-files", "dirsync");
+  static final String OVERWRITE = "overwrite";
+  /** The blocks an {@code overwrite} thread cycles through, written before its window. */
+  static final int OVERWRITE_BLOCKS = 64;
   static final String DIRSYNC = "dirsync";
   /** The one policy measured beside the default in {@code fsync}. */
   static final String FSYNC_PEER = BatchingPolicies.NONE.name();
@@ -179,7 +186,8 @@ final class FsyncScenario implements Scenario {
       open.add(StandardOpenOption.DSYNC);
     }
     boolean force = !variant.equals("osync") && !variant.equals("odsync");
-    boolean metaData = !variant.equals("fdatasync");
+    boolean metaData = !variant.equals("fdatasync") && !variant.equals(OVERWRITE);
+    boolean overwrite = variant.equals(OVERWRITE);
     List<FileChannel> opened = new ArrayList<>();
     List<Path> made = new ArrayList<>();
     Throwable failure = null;
@@ -192,11 +200,15 @@ final class FsyncScenario implements Scenario {
           made.add(f);
           mine[j] = FileChannel.open(f, open);
           opened.add(mine[j]);
+          if (overwrite) { // the blocks it overwrites, written and durable before the window
+            Channels.writeFully(mine[j], ByteBuffer.allocate(OVERWRITE_BLOCKS * BLOCK), 0);
+            mine[j].force(true);
+          }
         }
         ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK);
         ops.add(seq -> {
           FileChannel ch = mine[(int) (seq % files)];
-          long pos = seq / files * BLOCK;
+          long pos = overwrite ? seq % OVERWRITE_BLOCKS * BLOCK : seq / files * BLOCK;
           buf.clear();
           buf.putLong(0, seq);
           Channels.writeFully(ch, buf, pos);

@@ -423,6 +423,8 @@ public final class SuiteReport {
     return "operations/s; " + switch (variant) {
       case "fsync" -> "4 KiB append + fsync per thread, own file";
       case "fdatasync" -> "4 KiB append + fdatasync per thread, own file";
+      case FsyncScenario.OVERWRITE -> "4 KiB overwrite + fdatasync per thread, cycling through " + FsyncScenario.OVERWRITE_BLOCKS
+          + " written blocks of its own file (no metadata change)";
       case "osync" -> "4 KiB append to a file opened O_SYNC";
       case "odsync" -> "4 KiB append to a file opened O_DSYNC";
       case "many-files" -> "4 KiB append + fsync to " + FsyncScenario.MANY + " files per thread in turn";
