@@ -53,7 +53,7 @@ class NioConcurrencyTest {
     Path img = tmp.resolve("race.img");
     NamespaceWorkload.Result r;
     try (FileSystem fs = FileSystems.newFileSystem(java.net.URI.create("ext4:" + img.toUri()), Map.of("create", "true", "size", "128m"))) {
-      r = new NamespaceWorkload(new PathOps(fs.getPath("/")), THREADS, duration(), seed).run();
+      r = new NamespaceWorkload(new InspectingOps(fs, img), THREADS, duration(), seed).run();
     }
     // Both checkers judge the image before the workload's verdict, so a wrong read is reported with
     // what they found (a block claimed twice, a bitmap out of step) beside it.

@@ -63,6 +63,15 @@ public final class NamespaceWorkload {
 
     /** The errno an exception of these calls stands for ("ENOENT", "EEXIST", …), or null when it is not one. */
     String errno(IOException e);
+
+    /**
+     * What the file system under test can tell of {@code name}'s file now (its inode, size, blocks
+     * and their bytes on the device), for the message of a violation found reading it; "" when it
+     * can tell nothing more than the calls above.
+     */
+    default String inspect(String name) {
+      return "";
+    }
   }
 
   /** The operations, as named in outcomes. */
@@ -226,7 +235,8 @@ public final class NamespaceWorkload {
           byte[] got = ops.read(n);
           int bad = foreignBlock(got);
           if (bad >= 0) {
-            violate("read of " + n + " (" + got.length + " bytes): block " + bad + " holds " + show(got, bad) + ", not data written to a shared name at that offset");
+            violate("read of " + n + " (" + got.length + " bytes): block " + bad + " holds " + show(got, bad)
+                + ", not data written to a shared name at that offset" + inspected(n));
           }
         });
       } else if (pick < 40) {
@@ -297,6 +307,17 @@ public final class NamespaceWorkload {
         return n.matches("s[0-" + (SHARED_FILES - 1) + "]|d[0-" + (SHARED_DIRS - 1) + "]|p[0-9]+-[abc]|lost\\+found");
       }
       return n.matches("s[0-" + (SHARED_FILES - 1) + "]");
+    }
+
+    /** {@link Ops#inspect} of {@code name}, as a suffix of a violation's message; a failure to inspect is said too. */
+    private String inspected(String name) {
+      String seen;
+      try {
+        seen = ops.inspect(name);
+      } catch (RuntimeException e) {
+        seen = "inspecting it failed: " + e;
+      }
+      return seen.isEmpty() ? "" : "; afterwards: " + seen;
     }
 
     private void violate(String what) {
